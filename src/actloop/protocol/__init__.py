@@ -1,0 +1,1 @@
+"""The schemas shared by environments and agents: decisions, observations and step results."""

@@ -1,0 +1,37 @@
+"""The interface every environment offers the harness (in-process or behind a worker process)."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from actloop.protocol.action_space import ActionSpace
+from actloop.protocol.decisions import EnvAction
+from actloop.protocol.observation import Frame
+from actloop.protocol.step import StepResult
+
+
+class Environment(Protocol):
+    """An episode environment. Calls are synchronous; the harness runs them off its event loop."""
+
+    @property
+    def action_space(self) -> ActionSpace: ...
+
+    @property
+    def instruction(self) -> str: ...
+
+    @property
+    def budget(self) -> int: ...
+
+    def reset(self) -> StepResult:
+        """Build the seeded scene and return the first observation."""
+        ...
+
+    def step(self, action: EnvAction) -> StepResult:
+        """Dispatch one robot or camera action, run the checker, return the next observation."""
+        ...
+
+    def frames_at(self, step: int) -> tuple[Frame, ...] | None:
+        """The clean frames the model saw at ``step`` (for the ``camera.history`` tool), or None."""
+        ...
+
+    def close(self) -> None: ...
