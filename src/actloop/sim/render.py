@@ -1,0 +1,63 @@
+"""Headless RGB rendering of the observer camera with fast, deterministic settings."""
+
+from __future__ import annotations
+
+import io
+import os
+
+import mujoco
+import numpy as np
+from PIL import Image
+
+from actloop.sim.camera import CameraPose
+from actloop.sim.scene import OBSERVER_CAMERA
+
+DEFAULT_WIDTH = 640
+DEFAULT_HEIGHT = 480
+
+
+def ensure_headless_gl() -> None:
+    """Select EGL for headless rendering unless the user chose a backend (``MUJOCO_GL``)."""
+    os.environ.setdefault("MUJOCO_GL", "egl")
+
+
+class Renderer:
+    """Renders clean RGB frames (no overlays, no shadows/reflections). Close it explicitly."""
+
+    def __init__(self, model: mujoco.MjModel, width: int = DEFAULT_WIDTH, height: int = DEFAULT_HEIGHT) -> None:
+        ensure_headless_gl()
+        self.model = model
+        self._renderer = mujoco.Renderer(model, height=height, width=width)
+        flags = self._renderer.scene.flags
+        flags[mujoco.mjtRndFlag.mjRND_SHADOW] = 0
+        flags[mujoco.mjtRndFlag.mjRND_REFLECTION] = 0
+        self._camera = model.camera(OBSERVER_CAMERA).id
+        self._options = mujoco.MjvOption()  # default: sites, frames and other debug geometry hidden
+
+    def render(self, data: mujoco.MjData, pose: CameraPose) -> np.ndarray:
+        """An HxWx3 uint8 image from ``pose``. Moving the camera never changes the physics state."""
+        rot = pose.rotation()
+        quat = np.empty(4)
+        mujoco.mju_mat2Quat(quat, rot.reshape(9))
+        self.model.cam_pos[self._camera] = pose.position
+        self.model.cam_quat[self._camera] = quat
+        data.cam_xpos[self._camera] = pose.position
+        data.cam_xmat[self._camera] = rot.reshape(9)
+        self._renderer.update_scene(data, camera=self._camera, scene_option=self._options)
+        return self._renderer.render().copy()
+
+    def close(self) -> None:
+        self._renderer.close()
+
+    def __enter__(self) -> Renderer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def encode_png(image: np.ndarray) -> bytes:
+    """Lossless PNG bytes of an RGB image (deterministic for identical pixels)."""
+    buf = io.BytesIO()
+    Image.fromarray(image).save(buf, format="PNG", compress_level=1)
+    return buf.getvalue()

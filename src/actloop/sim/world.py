@@ -1,0 +1,84 @@
+"""A MuJoCo model + data pair with stepping, exact snapshots and a state hash."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+import mujoco
+import numpy as np
+
+_STATE_SPEC = mujoco.mjtState.mjSTATE_INTEGRATION
+
+
+@dataclass(frozen=True)
+class WorldState:
+    """A complete integration state (time, qpos, qvel, act, warm start, controls, mocap)."""
+
+    values: np.ndarray
+
+    def digest(self) -> str:
+        return hashlib.sha256(self.values.tobytes()).hexdigest()
+
+
+def subtree_geoms(model: mujoco.MjModel, body_name: str) -> frozenset[int]:
+    """Geom ids of a body and all its descendants (MuJoCo orders parents before children)."""
+    bodies = {model.body(body_name).id}
+    for b in range(min(bodies) + 1, model.nbody):
+        if int(model.body_parentid[b]) in bodies:
+            bodies.add(b)
+    return frozenset(g for g in range(model.ngeom) if int(model.geom_bodyid[g]) in bodies)
+
+
+class World:
+    """Owns one simulation. All physics goes through :meth:`step` so callers never touch ``mj_step``."""
+
+    def __init__(self, model: mujoco.MjModel) -> None:
+        self.model = model
+        self.data = mujoco.MjData(model)
+        mujoco.mj_forward(model, self.data)
+
+    @property
+    def time(self) -> float:
+        return float(self.data.time)
+
+    def step(self, n: int = 1) -> None:
+        """Advance the physics by ``n`` timesteps with the current controls."""
+        mujoco.mj_step(self.model, self.data, nstep=n)
+
+    def forward(self) -> None:
+        """Recompute derived quantities (poses, contacts) for the current state without stepping."""
+        mujoco.mj_forward(self.model, self.data)
+
+    def snapshot(self) -> WorldState:
+        size = mujoco.mj_stateSize(self.model, _STATE_SPEC)
+        values = np.empty(size, dtype=np.float64)
+        mujoco.mj_getState(self.model, self.data, values, _STATE_SPEC)
+        return WorldState(values)
+
+    def restore(self, state: WorldState) -> None:
+        mujoco.mj_setState(self.model, self.data, state.values, _STATE_SPEC)
+        self.forward()
+
+    def state_hash(self) -> str:
+        """SHA-256 of the full integration state: equal hashes mean bit-identical states."""
+        return self.snapshot().digest()
+
+    # --- evaluator-side queries (never sent to the agent) ---
+    def body_position(self, name: str) -> np.ndarray:
+        return self.data.body(name).xpos.copy()
+
+    def body_quaternion(self, name: str) -> np.ndarray:
+        return self.data.body(name).xquat.copy()
+
+    def body_rotation(self, name: str) -> np.ndarray:
+        return self.data.body(name).xmat.reshape(3, 3).copy()
+
+    def in_contact(self, geoms_a: frozenset[int], geoms_b: frozenset[int]) -> bool:
+        """True if any active contact touches one geom of each set."""
+        for i in range(self.data.ncon):
+            c = self.data.contact[i]
+            g1, g2 = int(c.geom1), int(c.geom2)
+            if (g1 in geoms_a and g2 in geoms_b) or (g1 in geoms_b and g2 in geoms_a):
+                return True
+        return False
