@@ -1,0 +1,116 @@
+"""The task base class and the decorator registry of vabench task families.
+
+A task family defines, for a seed: the randomized scene fields (``layout``), the objects' MJCF, named
+success conditions, named subtask checkpoints, and a privileged expert plan. Everything here except
+``instruction``, ``arms`` and ``budget`` is evaluator-only and never reaches the model.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any, ClassVar, TypeVar
+
+import numpy as np
+
+from actloop.protocol.decisions import Arm, EnvAction
+from actloop.sim.arm import ArmHandle
+from actloop.sim.world import World
+
+LIFT_THRESHOLD_M = 0.05
+
+
+@dataclass
+class TaskContext:
+    """Privileged handles a task uses to evaluate and to plan its expert (evaluator-side only)."""
+
+    world: World
+    arms: dict[str, ArmHandle]
+    initial_positions: dict[str, np.ndarray]
+    initial_quaternions: dict[str, np.ndarray]
+
+
+class Task(ABC):
+    """One task family instantiated for one seed.
+
+    Subclasses set the class attributes, implement :meth:`sample_layout`, :meth:`objects`,
+    :meth:`conditions`, :meth:`checkpoints` and :meth:`expert`, and register with ``@register_task``.
+    Success is the conjunction of all named conditions.
+    """
+
+    name: ClassVar[str]
+    instruction: ClassVar[str]
+    arms: ClassVar[tuple[Arm, ...]] = ("right",)
+    budget: ClassVar[int]
+    objects_of_interest: ClassVar[tuple[str, ...]]
+    """Free bodies whose settling is checked during seed screening."""
+
+    def __init__(self, seed: int) -> None:
+        self.seed = seed
+        self.layout: dict[str, Any] = self.sample_layout(np.random.default_rng(seed))
+
+    @abstractmethod
+    def sample_layout(self, rng: np.random.Generator) -> dict[str, Any]:
+        """Draw the task-coded scene fields (positions, yaws, model ids) from ``rng``."""
+
+    @abstractmethod
+    def objects(self) -> tuple[str, ...]:
+        """MJCF bodies of the task objects placed per ``self.layout``."""
+
+    @abstractmethod
+    def conditions(self, ctx: TaskContext) -> dict[str, bool]:
+        """The terminal predicate as named conditions; success means all are True."""
+
+    @abstractmethod
+    def checkpoints(self, ctx: TaskContext) -> dict[str, bool]:
+        """Observable subtask transitions in the current state (the env latches them)."""
+
+    @abstractmethod
+    def expert(self, ctx: TaskContext) -> Iterator[EnvAction]:
+        """Privileged plan: yields decisions executed through the same executor the agent uses.
+
+        The generator is resumed after each decision has been executed, so it may re-read the state.
+        """
+
+    def metrics(self, ctx: TaskContext) -> dict[str, float]:
+        """Evaluator-side measurements recorded with every step (e.g. lift height in mm)."""
+        return {}
+
+
+TaskT = TypeVar("TaskT", bound=type[Task])
+_REGISTRY: dict[str, type[Task]] = {}
+
+
+def register_task(cls: TaskT) -> TaskT:
+    """Class decorator adding a task family to the vabench registry under ``cls.name``."""
+    if cls.name in _REGISTRY:
+        raise ValueError(f"task {cls.name!r} is registered twice")
+    _REGISTRY[cls.name] = cls
+    return cls
+
+
+def task_names() -> list[str]:
+    _load_families()
+    return sorted(_REGISTRY)
+
+
+def get_task(name: str) -> type[Task]:
+    _load_families()
+    try:
+        return _REGISTRY[name]
+    except KeyError:
+        known = ", ".join(sorted(_REGISTRY))
+        raise KeyError(f"unknown vabench task {name!r}; known tasks: {known}") from None
+
+
+def _load_families() -> None:
+    # Importing the package registers every family module it lists.
+    import actloop.vabench.tasks  # noqa: F401
+
+
+def split_steps(total: float, limit: float) -> list[float]:
+    """Split a signed quantity into equal chunks no larger than ``limit`` in magnitude."""
+    n = max(1, int(np.ceil(abs(total) / limit - 1e-9)))
+    return [total / n] * n
+
