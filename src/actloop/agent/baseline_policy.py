@@ -67,7 +67,9 @@ def _next(state: dict, p: Proprio, image: np.ndarray | None) -> str:
     if phase == "start":
         if p.gc[1] > RETREAT_Y + 0.01:
             mm = min(100.0, 1000.0 * (p.gc[1] - RETREAT_Y))
-            return _emit(_move("y", -mm), {"phase": "look", "attempt": attempt}, "clear the view of the table")
+            return _emit(
+                _move("y", -mm), {"phase": "look", "attempt": attempt}, "clear the view of the table"
+            )
         phase = "look"
     if phase == "look":
         return _emit(
@@ -88,8 +90,12 @@ def _next(state: dict, p: Proprio, image: np.ndarray | None) -> str:
         if abs(math.degrees(turn)) >= 1.0:
             # the approach axis points down: +rx turns clockwise seen from above
             angle = -math.degrees(turn)
-            action = {"action": "gripper.rotate_local", "axis": "rx", "sign": "+" if angle > 0 else "-",
-                      "angle_deg": round(abs(angle), 1)}
+            action = {
+                "action": "gripper.rotate_local",
+                "axis": "rx",
+                "sign": "+" if angle > 0 else "-",
+                "angle_deg": round(abs(angle), 1),
+            }
             return _emit(action, state, "align the fingers with the object's faces")
         phase = "hover"
     if phase == "hover":
@@ -109,8 +115,11 @@ def _next(state: dict, p: Proprio, image: np.ndarray | None) -> str:
     if phase == "retry":
         if attempt >= MAX_ATTEMPTS:
             return _emit({"stop": True}, {"phase": "done"}, "grasp attempts exhausted")
-        return _emit({"action": "gripper.open"}, {"phase": "start", "attempt": attempt + 1},
-                     "the lift did not finish the task; release and look again")
+        return _emit(
+            {"action": "gripper.open"},
+            {"phase": "start", "attempt": attempt + 1},
+            "the lift did not finish the task; release and look again",
+        )
     return _emit({"stop": True}, {"phase": "done"}, "finished")
 
 
@@ -131,8 +140,12 @@ def _locate(image: np.ndarray | None, gc: np.ndarray) -> dict | None:
     x = eye[0] + (blob.u - width / 2) * depth / focal
     y = eye[1] - (blob.v - height / 2) * depth / focal
     grasp_z = TABLE_Z + max(size / 2, 0.012)
-    return {"target": _r(np.array([x, y])), "grasp_z": round(grasp_z, 4), "heading": -blob.edge_angle_rad,
-            "size": round(size, 4)}
+    return {
+        "target": _r(np.array([x, y])),
+        "grasp_z": round(grasp_z, 4),
+        "heading": -blob.edge_angle_rad,
+        "size": round(size, 4),
+    }
 
 
 def _heading(ry: np.ndarray) -> float:
@@ -141,8 +154,12 @@ def _heading(ry: np.ndarray) -> float:
 
 def _move(axis: str, mm: float) -> dict:
     mm = max(-100.0, min(100.0, mm))
-    return {"action": "gripper.move_world", "axis": axis, "sign": "+" if mm > 0 else "-",
-            "distance_mm": round(max(1.0, abs(mm)), 1)}
+    return {
+        "action": "gripper.move_world",
+        "axis": axis,
+        "sign": "+" if mm > 0 else "-",
+        "distance_mm": round(max(1.0, abs(mm)), 1),
+    }
 
 
 def _r(v: np.ndarray) -> list[float]:

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import io
-import os
-
 import mujoco
 import numpy as np
 from PIL import Image
@@ -16,16 +14,10 @@ DEFAULT_WIDTH = 640
 DEFAULT_HEIGHT = 480
 
 
-def ensure_headless_gl() -> None:
-    """Select EGL for headless rendering unless the user chose a backend (``MUJOCO_GL``)."""
-    os.environ.setdefault("MUJOCO_GL", "egl")
-
-
 class Renderer:
     """Renders clean RGB frames (no overlays, no shadows/reflections). Close it explicitly."""
 
     def __init__(self, model: mujoco.MjModel, width: int = DEFAULT_WIDTH, height: int = DEFAULT_HEIGHT) -> None:
-        ensure_headless_gl()
         self.model = model
         self._renderer = mujoco.Renderer(model, height=height, width=width)
         flags = self._renderer.scene.flags

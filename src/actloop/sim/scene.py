@@ -19,8 +19,8 @@ OBSERVER_CAMERA = "observer"
 VERTICAL_FOV_DEG = 55.0
 PHYSICS_TIMESTEP = 0.002
 
-RIGHT_ARM = ArmMount("right", (0.30, -0.56, TABLE_TOP_Z), 90.0)
-LEFT_ARM = ArmMount("left", (-0.30, -0.56, TABLE_TOP_Z), 90.0)
+RIGHT_ARM = ArmMount("right", (0.30, -0.52, 0.62), 90.0)
+LEFT_ARM = ArmMount("left", (-0.30, -0.52, 0.62), 90.0)
 
 # World geoms collide with robots (contype 1 & robot conaffinity 1) and with objects.
 WORLD_GEOM = 'contype="1" conaffinity="3"'

@@ -1,0 +1,209 @@
+"""The ``actloop`` command line: tasks, verify-seeds, run, demo, bench."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+console = Console()
+SUITES = ("vabench",)
+DEMO_TASK = "grasp_single_cube"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.handler(args) or 0)
+    except (KeyError, FileNotFoundError, ValueError) as err:
+        console.print(f"[red]error:[/red] {err.args[0] if err.args else err}")
+        return 2
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="actloop", description=__doc__)
+    sub = parser.add_subparsers(required=True, metavar="COMMAND")
+
+    p = sub.add_parser("tasks", help="list task families with arm count, budget and manifest seeds")
+    p.add_argument("--suite", choices=SUITES, default="vabench")
+    p.set_defaults(handler=cmd_tasks)
+
+    p = sub.add_parser("verify-seeds", help="screen candidate seeds and write manifests (appendix C.4)")
+    p.add_argument("--suite", choices=SUITES, default="vabench")
+    p.add_argument("--task", action="append", help="task to verify (repeatable; default: all)")
+    p.add_argument("--check", action="store_true", help="only confirm that manifest scene hashes reproduce")
+    p.add_argument("--out", type=Path, help="manifest directory (default: the package's manifests)")
+    p.set_defaults(handler=cmd_verify_seeds)
+
+    p = sub.add_parser("run", help="evaluate a model on manifest seeds")
+    _add_run_arguments(p)
+    p.set_defaults(handler=cmd_run)
+
+    p = sub.add_parser("demo", help="run the built-in baseline on grasp_single_cube and print a table")
+    p.add_argument("--seeds", type=int, default=3)
+    p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--out", type=Path, default=Path("runs/demo"))
+    p.set_defaults(handler=cmd_demo)
+
+    p = sub.add_parser("bench", help="print timing benchmarks as JSON")
+    p.add_argument("--repeats", type=int, default=10)
+    p.add_argument("--episodes", type=int, default=4, help="baseline episodes for the throughput figure")
+    p.set_defaults(handler=cmd_bench)
+    return parser
+
+
+def _add_run_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--suite", choices=SUITES, default="vabench")
+    p.add_argument("--tasks", required=True, help="comma-separated task names, or 'all'")
+    p.add_argument("--seeds", type=int, default=20, help="use the first N manifest seeds of each task")
+    p.add_argument("--seed-list", help="comma-separated explicit seeds (must be manifest seeds)")
+    p.add_argument("--runs", type=int, default=1, help="independent runs over the same seeds")
+    p.add_argument("--model", required=True, help="Inspect model, e.g. actloop/baseline, openai/gpt-4o")
+    p.add_argument("-M", "--model-arg", action="append", default=[], metavar="KEY=VALUE",
+                   help="model argument (e.g. decisions=path.json for actloop/replay)")
+    p.add_argument("--protocol", choices=("active", "passive"), default="active")
+    p.add_argument("--workers", type=int, default=1, help="episodes run at once, each in its own process")
+    p.add_argument("--out", type=Path, required=True, help="output directory")
+    p.add_argument("--temperature", type=float)
+    p.add_argument("--max-tokens", type=int)
+
+
+def cmd_tasks(args: argparse.Namespace) -> int:
+    from actloop.vabench.seeds import load_manifest
+    from actloop.vabench.task import get_task, task_names
+
+    table = Table(title=f"{args.suite} task families")
+    for col in ("task", "arms", "budget", "manifest seeds", "instruction"):
+        table.add_column(col)
+    for name in task_names():
+        cls = get_task(name)
+        try:
+            seeds = str(len(load_manifest(name).seeds))
+        except FileNotFoundError:
+            seeds = "none"
+        table.add_row(name, str(len(cls.arms)), str(cls.budget), seeds, cls.instruction)
+    console.print(table)
+    return 0
+
+
+def cmd_verify_seeds(args: argparse.Namespace) -> int:
+    from actloop.vabench import seeds as seeding
+    from actloop.vabench.task import task_names
+
+    directory = args.out or seeding.MANIFEST_DIR
+    tasks = args.task or task_names()
+    if args.check:
+        problems = []
+        for task in tasks:
+            problems += seeding.check_manifest(seeding.load_manifest(task, directory))
+        for problem in problems:
+            console.print(f"[red]{problem}[/red]")
+        console.print("all manifest scene hashes reproduce" if not problems else f"{len(problems)} problem(s)")
+        return 1 if problems else 0
+    table = Table(title="seed verification yield")
+    for col in ("task", "probed", "retained", "yield %", "demo seed", "seconds"):
+        table.add_column(col)
+    for task in tasks:
+        start = time.perf_counter()
+
+        def report(probe: seeding.Probe, task: str = task) -> None:
+            mark = "[green]ok[/green]" if probe.accepted else f"[yellow]rejected[/yellow]: {probe.reason}"
+            console.print(f"{task} seed {probe.seed}: {mark}")
+
+        manifest = seeding.screen(task, on_probe=report)
+        path = manifest.save(directory)
+        elapsed = time.perf_counter() - start
+        table.add_row(task, str(manifest.probed), str(manifest.retained),
+                      f"{100 * manifest.retained / manifest.probed:.1f}", str(manifest.demo_seed), f"{elapsed:.1f}")
+        console.print(f"wrote {path}")
+    console.print(table)
+    return 0
+
+
+def _select_episodes(tasks_arg: str, n_seeds: int, seed_list: str | None, runs: int) -> list[tuple[str, int, int]]:
+    from actloop.vabench.seeds import load_manifest
+    from actloop.vabench.task import task_names
+
+    tasks = task_names() if tasks_arg == "all" else [t.strip() for t in tasks_arg.split(",") if t.strip()]
+    episodes = []
+    for task in tasks:
+        manifest_seeds = load_manifest(task).seed_list()
+        if seed_list:
+            seeds = [int(s) for s in seed_list.split(",")]
+            unknown = sorted(set(seeds) - set(manifest_seeds))
+            if unknown:
+                raise ValueError(f"seeds {unknown} are not verified seeds of {task}; see its manifest")
+        else:
+            if not 1 <= n_seeds <= len(manifest_seeds):
+                raise ValueError(f"--seeds must be between 1 and {len(manifest_seeds)} for {task}")
+            seeds = manifest_seeds[:n_seeds]
+        episodes += [(task, seed, run) for run in range(1, runs + 1) for seed in seeds]
+    return episodes
+
+
+def _model_args(pairs: list[str]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep:
+            raise ValueError(f"model argument {pair!r} must be KEY=VALUE")
+        out[key] = value
+    return out
+
+
+def _run(episodes: list[tuple[str, int, int]], model: str, model_args: dict[str, Any], out: Path,
+         workers: int, protocol: str, generate: dict[str, Any]) -> list[dict[str, Any]]:
+    from actloop.agent.run import evaluate
+
+    out.mkdir(parents=True, exist_ok=True)
+    console.print(f"running {len(episodes)} episode(s) of {model} with {workers} worker(s) -> {out}")
+    return evaluate(episodes, model, model_args, out, workers=workers, protocol=protocol, **generate)
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    episodes = _select_episodes(args.tasks, args.seeds, args.seed_list, args.runs)
+    generate = {k: v for k, v in {"temperature": args.temperature, "max_tokens": args.max_tokens}.items()
+                if v is not None}
+    rows = _run(episodes, args.model, _model_args(args.model_arg), args.out, args.workers, args.protocol, generate)
+    print_results(rows)
+    return 0
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    episodes = _select_episodes(DEMO_TASK, args.seeds, None, 1)
+    rows = _run(episodes, "actloop/baseline", {}, args.out, args.workers, "active", {})
+    print_results(rows)
+    return 0
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    from actloop.bench import run_benchmarks
+
+    print(json.dumps(run_benchmarks(repeats=args.repeats, episodes=args.episodes), indent=2))
+    return 0
+
+
+def print_results(rows: list[dict[str, Any]]) -> None:
+    """A per-episode table and a success summary."""
+    table = Table(title="episode results")
+    for col in ("task", "seed", "run", "model", "success", "steps", "stop reason", "record"):
+        table.add_column(col)
+    for row in rows:
+        ok = "[green]yes[/green]" if row.get("success") else "[red]no[/red]"
+        table.add_row(str(row["task"]), str(row["seed"]), str(row["run"]), str(row["model"]), ok,
+                      str(row.get("steps")), str(row.get("stop_reason")), str(row.get("record_dir") or "-"))
+    console.print(table)
+    wins = sum(1 for r in rows if r.get("success"))
+    infra = sum(1 for r in rows if r.get("stop_reason") == "infra_error")
+    console.print(f"success: {wins}/{len(rows)}" + (f" ({infra} infrastructure error(s))" if infra else ""))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
