@@ -108,7 +108,7 @@ def cmd_verify_seeds(args: argparse.Namespace) -> int:
         console.print("all manifest scene hashes reproduce" if not problems else f"{len(problems)} problem(s)")
         return 1 if problems else 0
     table = Table(title="seed verification yield")
-    for col in ("task", "probed", "retained", "yield %", "demo seed", "seconds"):
+    for col in ("task", "probed", "accepted (20 eval + demo)", "yield %", "demo seed", "seconds"):
         table.add_column(col)
     for task in tasks:
         start = time.perf_counter()
@@ -120,8 +120,9 @@ def cmd_verify_seeds(args: argparse.Namespace) -> int:
         manifest = seeding.screen(task, on_probe=report)
         path = manifest.save(directory)
         elapsed = time.perf_counter() - start
-        table.add_row(task, str(manifest.probed), str(manifest.retained),
-                      f"{100 * manifest.retained / manifest.probed:.1f}", str(manifest.demo_seed), f"{elapsed:.1f}")
+        accepted = manifest.retained + (manifest.demo_seed is not None)
+        table.add_row(task, str(manifest.probed), str(accepted), f"{100 * accepted / manifest.probed:.1f}",
+                      str(manifest.demo_seed), f"{elapsed:.1f}")
         console.print(f"wrote {path}")
     console.print(table)
     return 0
