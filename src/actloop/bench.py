@@ -62,7 +62,7 @@ def run_benchmarks(repeats: int = 10, episodes: int = 4) -> dict[str, Any]:
     results["render_640x480_ms"] = _median_ms(_timed(lambda: renderer.render(env.world.data, pose), repeats))
     renderer.close()
     # Raw physics for the same 50 mm motion: the executor's step count without planning or rendering.
-    n_steps = int(round((max(MIN_DURATION, 0.05 / CARTESIAN_SPEED) + SETTLE_TIME) / env.world.model.opt.timestep))
+    n_steps = round((max(MIN_DURATION, 0.05 / CARTESIAN_SPEED) + SETTLE_TIME) / env.world.model.opt.timestep)
     results["raw_physics_50mm_motion_ms"] = _median_ms(
         _timed(lambda: mujoco.mj_step(env.world.model, env.world.data, nstep=n_steps), repeats, restore)
     )
@@ -104,8 +104,13 @@ def _harness_overhead_ms(seed: int, short: int = 10, long: int = 40) -> float:
         script = tmp / f"script{n}.json"
         script.write_text(json.dumps(_script(n)))
         start = time.perf_counter()
-        evaluate([(TASK, seed, 1)], "actloop/replay", {"decisions": str(script)}, tmp / f"out{n}",
-                 isolation="inline")
+        evaluate(
+            [(TASK, seed, 1)],
+            "actloop/replay",
+            {"decisions": str(script)},
+            tmp / f"out{n}",
+            isolation="inline",
+        )
         return time.perf_counter() - start
 
     def env_s(n: int) -> float:

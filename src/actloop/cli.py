@@ -66,8 +66,14 @@ def _add_run_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed-list", help="comma-separated explicit seeds (must be manifest seeds)")
     p.add_argument("--runs", type=int, default=1, help="independent runs over the same seeds")
     p.add_argument("--model", required=True, help="Inspect model, e.g. actloop/baseline, openai/gpt-4o")
-    p.add_argument("-M", "--model-arg", action="append", default=[], metavar="KEY=VALUE",
-                   help="model argument (e.g. decisions=path.json for actloop/replay)")
+    p.add_argument(
+        "-M",
+        "--model-arg",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="model argument (e.g. decisions=path.json for actloop/replay)",
+    )
     p.add_argument("--protocol", choices=("active", "passive"), default="active")
     p.add_argument("--workers", type=int, default=1, help="episodes run at once, each in its own process")
     p.add_argument("--out", type=Path, required=True, help="output directory")
@@ -105,7 +111,9 @@ def cmd_verify_seeds(args: argparse.Namespace) -> int:
             problems += seeding.check_manifest(seeding.load_manifest(task, directory))
         for problem in problems:
             console.print(f"[red]{problem}[/red]")
-        console.print("all manifest scene hashes reproduce" if not problems else f"{len(problems)} problem(s)")
+        console.print(
+            "all manifest scene hashes reproduce" if not problems else f"{len(problems)} problem(s)"
+        )
         return 1 if problems else 0
     table = Table(title="seed verification yield")
     for col in ("task", "probed", "accepted (20 eval + demo)", "yield %", "demo seed", "seconds"):
@@ -121,14 +129,22 @@ def cmd_verify_seeds(args: argparse.Namespace) -> int:
         path = manifest.save(directory)
         elapsed = time.perf_counter() - start
         accepted = manifest.retained + (manifest.demo_seed is not None)
-        table.add_row(task, str(manifest.probed), str(accepted), f"{100 * accepted / manifest.probed:.1f}",
-                      str(manifest.demo_seed), f"{elapsed:.1f}")
+        table.add_row(
+            task,
+            str(manifest.probed),
+            str(accepted),
+            f"{100 * accepted / manifest.probed:.1f}",
+            str(manifest.demo_seed),
+            f"{elapsed:.1f}",
+        )
         console.print(f"wrote {path}")
     console.print(table)
     return 0
 
 
-def _select_episodes(tasks_arg: str, n_seeds: int, seed_list: str | None, runs: int) -> list[tuple[str, int, int]]:
+def _select_episodes(
+    tasks_arg: str, n_seeds: int, seed_list: str | None, runs: int
+) -> list[tuple[str, int, int]]:
     from actloop.vabench.seeds import load_manifest
     from actloop.vabench.task import task_names
 
@@ -159,8 +175,15 @@ def _model_args(pairs: list[str]) -> dict[str, Any]:
     return out
 
 
-def _run(episodes: list[tuple[str, int, int]], model: str, model_args: dict[str, Any], out: Path,
-         workers: int, protocol: str, generate: dict[str, Any]) -> list[dict[str, Any]]:
+def _run(
+    episodes: list[tuple[str, int, int]],
+    model: str,
+    model_args: dict[str, Any],
+    out: Path,
+    workers: int,
+    protocol: str,
+    generate: dict[str, Any],
+) -> list[dict[str, Any]]:
     from actloop.agent.run import evaluate
 
     out.mkdir(parents=True, exist_ok=True)
@@ -170,9 +193,14 @@ def _run(episodes: list[tuple[str, int, int]], model: str, model_args: dict[str,
 
 def cmd_run(args: argparse.Namespace) -> int:
     episodes = _select_episodes(args.tasks, args.seeds, args.seed_list, args.runs)
-    generate = {k: v for k, v in {"temperature": args.temperature, "max_tokens": args.max_tokens}.items()
-                if v is not None}
-    rows = _run(episodes, args.model, _model_args(args.model_arg), args.out, args.workers, args.protocol, generate)
+    generate = {
+        k: v
+        for k, v in {"temperature": args.temperature, "max_tokens": args.max_tokens}.items()
+        if v is not None
+    }
+    rows = _run(
+        episodes, args.model, _model_args(args.model_arg), args.out, args.workers, args.protocol, generate
+    )
     print_results(rows)
     return 0
 
@@ -198,8 +226,16 @@ def print_results(rows: list[dict[str, Any]]) -> None:
         table.add_column(col)
     for row in rows:
         ok = "[green]yes[/green]" if row.get("success") else "[red]no[/red]"
-        table.add_row(str(row["task"]), str(row["seed"]), str(row["run"]), str(row["model"]), ok,
-                      str(row.get("steps")), str(row.get("stop_reason")), str(row.get("record_dir") or "-"))
+        table.add_row(
+            str(row["task"]),
+            str(row["seed"]),
+            str(row["run"]),
+            str(row["model"]),
+            ok,
+            str(row.get("steps")),
+            str(row.get("stop_reason")),
+            str(row.get("record_dir") or "-"),
+        )
     console.print(table)
     wins = sum(1 for r in rows if r.get("success"))
     infra = sum(1 for r in rows if r.get("stop_reason") == "infra_error")

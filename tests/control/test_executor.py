@@ -14,7 +14,9 @@ def _gc(env: SpatialEnv) -> np.ndarray:
     return env.context.arms["right"].gc(env.world.data)
 
 
-@pytest.mark.parametrize(("axis", "sign"), [("x", "+"), ("x", "-"), ("y", "+"), ("y", "-"), ("z", "+"), ("z", "-")])
+@pytest.mark.parametrize(
+    ("axis", "sign"), [("x", "+"), ("x", "-"), ("y", "+"), ("y", "-"), ("z", "+"), ("z", "-")]
+)
 def test_50mm_move_moves_gc_50mm(env: SpatialEnv, axis: str, sign: str) -> None:
     before = _gc(env)
     result = env.step(MoveWorld(Translation(axis, sign, 50.0)))  # type: ignore[arg-type]
@@ -50,7 +52,10 @@ def test_target_is_clamped_to_workspace(env: SpatialEnv) -> None:
         result = env.step(MoveWorld(Translation("z", "+", 100.0)))
     ee = env.context.arms["right"].control_pose(env.world.data)[0]
     assert ee[2] <= WORKSPACE_HIGH[2] + 0.002
-    assert "clamped" in result.observation.feedback.message or result.observation.feedback.planner_success is False
+    assert (
+        "clamped" in result.observation.feedback.message
+        or result.observation.feedback.planner_success is False
+    )
 
 
 def test_infeasible_target_is_rejected_before_moving(env: SpatialEnv) -> None:

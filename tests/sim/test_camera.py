@@ -41,8 +41,14 @@ def test_topdown_looks_straight_down_with_y_up_in_image() -> None:
 
 @pytest.mark.parametrize(
     ("action", "direction"),
-    [("move_left", "-right"), ("move_right", "right"), ("move_up", "up"), ("move_down", "-up"),
-     ("zoom_in", "forward"), ("zoom_out", "-forward")],
+    [
+        ("move_left", "-right"),
+        ("move_right", "right"),
+        ("move_up", "up"),
+        ("move_down", "-up"),
+        ("zoom_in", "forward"),
+        ("zoom_out", "-forward"),
+    ],
 )
 def test_incremental_translations(action: str, direction: str) -> None:
     pose = cam.look_at((0.0, -0.6, 1.3), (0.1, 0.0, 0.8))

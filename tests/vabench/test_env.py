@@ -58,7 +58,9 @@ def test_camera_actions_use_budget_and_are_limited_to_five_in_a_row(env: Spatial
 def test_budget_exhaustion_ends_the_episode(env: SpatialEnv) -> None:
     result = None
     for i in range(env.budget):
-        result = env.step(CameraAction("move_left" if (i // 5) % 2 else "move_right") if i % 6 != 5 else SetGripper("open"))
+        result = env.step(
+            CameraAction("move_left" if (i // 5) % 2 else "move_right") if i % 6 != 5 else SetGripper("open")
+        )
     assert result is not None and result.done and result.stop_reason == "budget"
     assert result.observation.step == env.budget
 
@@ -83,7 +85,11 @@ def test_passive_protocol_gives_five_views_in_fixed_order_and_refuses_camera() -
     try:
         first = env.reset()
         assert [f.view for f in first.observation.frames] == [
-            "topdown", "side", "front_side_45", "side_top_45", "oblique_45"
+            "topdown",
+            "side",
+            "front_side_45",
+            "side_top_45",
+            "oblique_45",
         ]
         refused = env.step(CameraAction("view_topdown"))
         assert not refused.dispatched
@@ -96,11 +102,24 @@ def test_passive_protocol_gives_five_views_in_fixed_order_and_refuses_camera() -
 
 def test_observation_carries_only_allowed_fields() -> None:
     assert {f.name for f in dataclasses.fields(Observation)} == {
-        "instruction", "step", "budget", "arms", "feedback", "frames",
-        "consecutive_camera_actions", "max_consecutive_camera_actions",
+        "instruction",
+        "step",
+        "budget",
+        "arms",
+        "feedback",
+        "frames",
+        "consecutive_camera_actions",
+        "max_consecutive_camera_actions",
     }
     assert {f.name for f in dataclasses.fields(ArmState)} == {
-        "arm", "ee_position", "ee_quaternion", "ee_rpy_deg", "gripper", "gc", "axes", "approach_tilt_deg"
+        "arm",
+        "ee_position",
+        "ee_quaternion",
+        "ee_rpy_deg",
+        "gripper",
+        "gc",
+        "axes",
+        "approach_tilt_deg",
     }
     assert {f.name for f in dataclasses.fields(Feedback)} == {"action", "valid", "planner_success", "message"}
     assert {f.name for f in dataclasses.fields(Frame)} == {"view", "png"}
@@ -116,8 +135,18 @@ def test_no_object_pose_or_checker_state_in_any_observation(env: SpatialEnv) -> 
     for result in results:
         obs = result.observation
         payload = obs.text() + repr(dataclasses.replace(obs, frames=()))
-        for word in ("cube_pos", "lifted_gt", "approached", "grasped", "checkpoint", "condition", "state_hash",
-                     "lift_mm", "task success", "'success'"):
+        for word in (
+            "cube_pos",
+            "lifted_gt",
+            "approached",
+            "grasped",
+            "checkpoint",
+            "condition",
+            "state_hash",
+            "lift_mm",
+            "task success",
+            "'success'",
+        ):
             assert word not in payload
         # no number in the payload equals a cube coordinate (to 3 decimals) unless it is proprioception
         proprio = {round(v, 3) for arm in obs.arms for v in (*arm.gc, *arm.ee_position)}

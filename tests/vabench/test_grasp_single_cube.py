@@ -22,7 +22,10 @@ def _place_cube(env: SpatialEnv, lift_m: float, gripper_closed: bool) -> dict[st
 
 
 def test_lifted_55mm_with_gripper_closed_succeeds(env: SpatialEnv) -> None:
-    assert _place_cube(env, 0.055, gripper_closed=True) == {"lifted_gt_50mm": True, "right_gripper_closed": True}
+    assert _place_cube(env, 0.055, gripper_closed=True) == {
+        "lifted_gt_50mm": True,
+        "right_gripper_closed": True,
+    }
 
 
 @pytest.mark.parametrize(

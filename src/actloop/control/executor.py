@@ -128,7 +128,7 @@ class Executor:
         """Open or close grippers and let the fingers settle."""
         for arm in arms:
             self.world.data.ctrl[self.arms[arm].gripper_ctrl] = FINGER_TRAVEL if open_ else 0.0
-        self.world.step(int(round(GRIPPER_TIME / self.world.model.opt.timestep)))
+        self.world.step(round(GRIPPER_TIME / self.world.model.opt.timestep))
         return PlanResult(True, "gripper opened" if open_ else "gripper closed")
 
     # --- planning ---
@@ -169,7 +169,7 @@ class Executor:
     def _execute(self, paths: dict[str, np.ndarray], duration: float) -> None:
         """Track joint paths with a min-jerk profile, then settle."""
         dt = self.world.model.opt.timestep
-        n_steps = max(1, int(round(duration / dt)))
+        n_steps = max(1, round(duration / dt))
         data = self.world.data
         for k in range(1, n_steps + 1):
             s = float(min_jerk(k / n_steps))
@@ -180,4 +180,4 @@ class Executor:
                 q = path[i] if len(path) == 1 else (1 - frac) * path[i] + frac * path[i + 1]
                 data.ctrl[self.arms[arm].ctrl_idx] = q
             self.world.step(1)
-        self.world.step(int(round(SETTLE_TIME / dt)))
+        self.world.step(round(SETTLE_TIME / dt))

@@ -50,7 +50,9 @@ class ArmHandle:
 
     def control_pose(self, data: mujoco.MjData) -> tuple[np.ndarray, np.ndarray]:
         """Position and rotation (columns rx, ry, rz) of the control frame at the hand flange."""
-        return data.site_xpos[self.control_site].copy(), data.site_xmat[self.control_site].reshape(3, 3).copy()
+        return data.site_xpos[self.control_site].copy(), data.site_xmat[self.control_site].reshape(
+            3, 3
+        ).copy()
 
     def gc(self, data: mujoco.MjData) -> np.ndarray:
         """The physical finger midpoint: halfway between the two finger pads."""

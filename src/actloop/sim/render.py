@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+
 import mujoco
 import numpy as np
 from PIL import Image
@@ -17,7 +18,9 @@ DEFAULT_HEIGHT = 480
 class Renderer:
     """Renders clean RGB frames (no overlays, no shadows/reflections). Close it explicitly."""
 
-    def __init__(self, model: mujoco.MjModel, width: int = DEFAULT_WIDTH, height: int = DEFAULT_HEIGHT) -> None:
+    def __init__(
+        self, model: mujoco.MjModel, width: int = DEFAULT_WIDTH, height: int = DEFAULT_HEIGHT
+    ) -> None:
         self.model = model
         self._renderer = mujoco.Renderer(model, height=height, width=width)
         flags = self._renderer.scene.flags

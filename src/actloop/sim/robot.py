@@ -66,7 +66,8 @@ def arm_xml(mount: ArmMount) -> str:
     geom = f'contype="{ROBOT_CONTYPE}" conaffinity="{ROBOT_CONAFFINITY}" group="1"'
     out = [
         f'<body name="{p}_link0" pos="{_fmt(mount.base)}" quat="{_fmt(base_quat)}" gravcomp="1">',
-        f'<geom name="{p}_base" type="cylinder" size="0.09 0.03" pos="0 0 0.03" rgba="{JOINT_COLOR}" {geom}/>',
+        f'<geom name="{p}_base" type="cylinder" size="0.09 0.03" pos="0 0 0.03" '
+        f'rgba="{JOINT_COLOR}" {geom}/>',
     ]
     offsets = [link[0] for link in PANDA_LINKS] + [(0.0, 0.0, FLANGE_OFFSET)]
     # the segment from the base to joint 1 belongs to link0

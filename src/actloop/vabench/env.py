@@ -100,7 +100,9 @@ class SpatialEnv:
         name = action_name(action)
         problem = self._refusal(action)
         if problem is not None:
-            return self._result(Feedback(name, valid=False, planner_success=None, message=problem), dispatched=False)
+            return self._result(
+                Feedback(name, valid=False, planner_success=None, message=problem), dispatched=False
+            )
         self.steps += 1
         if isinstance(action, CameraAction):
             self._camera_chain += 1
@@ -235,7 +237,7 @@ class SpatialEnv:
         if target in ("left", "right"):
             return self._arms[target].gc(data), (-1.0 if target == "left" else 1.0)
         if len(self._arms) == 1:
-            (name, handle), = self._arms.items()
+            ((name, handle),) = self._arms.items()
             return handle.gc(data), (-1.0 if name == "left" else 1.0)
         return 0.5 * (self._arms["left"].gc(data) + self._arms["right"].gc(data)), 1.0
 
@@ -301,7 +303,9 @@ class SpatialEnv:
             consecutive_camera_actions=self._camera_chain,
             max_consecutive_camera_actions=MAX_CONSECUTIVE_CAMERA_ACTIONS if self._space.camera else 0,
         )
-        return StepResult(observation, evaluation, dispatched=dispatched, done=self._done, stop_reason=stop_reason)
+        return StepResult(
+            observation, evaluation, dispatched=dispatched, done=self._done, stop_reason=stop_reason
+        )
 
 
 def _vector(t: Translation) -> np.ndarray:

@@ -10,8 +10,15 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from actloop.protocol.decisions import Arm, MoveWorld, RotateLocal, Translation
-from actloop.protocol.decisions import MAX_ANGLE_DEG, MAX_DISTANCE_MM, MIN_DISTANCE_MM
+from actloop.protocol.decisions import (
+    MAX_ANGLE_DEG,
+    MAX_DISTANCE_MM,
+    MIN_DISTANCE_MM,
+    Arm,
+    MoveWorld,
+    RotateLocal,
+    Translation,
+)
 from actloop.vabench.task import TaskContext, split_steps
 
 _AXES = ("x", "y", "z")
@@ -38,7 +45,9 @@ def closing_axis_heading(ctx: TaskContext, arm: Arm) -> float:
     return float(np.arctan2(rot[1, 1], rot[0, 1]))
 
 
-def align_closing_axis(ctx: TaskContext, arm: Arm, heading: float, symmetry_deg: float) -> Iterator[RotateLocal]:
+def align_closing_axis(
+    ctx: TaskContext, arm: Arm, heading: float, symmetry_deg: float
+) -> Iterator[RotateLocal]:
     """Turn a downward-pointing gripper about its approach axis so ry matches ``heading``.
 
     ``symmetry_deg`` is the object's rotational symmetry (90 for a cube, 180 for a bar), so the
@@ -51,4 +60,6 @@ def align_closing_axis(ctx: TaskContext, arm: Arm, heading: float, symmetry_deg:
     if abs(angle) < 1.0:
         return
     for chunk in split_steps(angle, MAX_ANGLE_DEG):
-        yield RotateLocal("rx", "+" if chunk > 0 else "-", round(abs(chunk), 2), arm=arm, reason="expert: align")
+        yield RotateLocal(
+            "rx", "+" if chunk > 0 else "-", round(abs(chunk), 2), arm=arm, reason="expert: align"
+        )

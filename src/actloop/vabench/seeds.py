@@ -79,7 +79,8 @@ def load_manifest(task: str, directory: Path = MANIFEST_DIR) -> Manifest:
     path = manifest_path(task, directory)
     if not path.exists():
         raise FileNotFoundError(
-            f"no seed manifest for {task!r} at {path}; run `actloop verify-seeds --suite vabench --task {task}`"
+            f"no seed manifest for {task!r} at {path}; "
+            f"run `actloop verify-seeds --suite vabench --task {task}`"
         )
     return Manifest(**json.loads(path.read_text()))
 
@@ -164,7 +165,9 @@ def screen(task: str, on_probe: Callable[[Probe], None] | None = None) -> Manife
             manifest.rejected.append({"seed": seed, "reason": probe.reason})
             continue
         if len(manifest.seeds) < EVALUATION_SEEDS:
-            manifest.seeds.append({"seed": seed, "scene_hash": probe.scene_hash, "expert_steps": probe.expert_steps})
+            manifest.seeds.append(
+                {"seed": seed, "scene_hash": probe.scene_hash, "expert_steps": probe.expert_steps}
+            )
             manifest.retained += 1
         else:
             manifest.demo_seed, manifest.demo_scene_hash = seed, probe.scene_hash
@@ -186,5 +189,8 @@ def check_manifest(manifest: Manifest) -> list[str]:
     for entry in entries:
         actual = scene_hash(manifest.task, int(entry["seed"]))
         if actual != entry["scene_hash"]:
-            problems.append(f"{manifest.task} seed {entry['seed']}: scene hash {actual[:12]} != {entry['scene_hash'][:12]}")
+            problems.append(
+                f"{manifest.task} seed {entry['seed']}: "
+                f"scene hash {actual[:12]} != {entry['scene_hash'][:12]}"
+            )
     return problems

@@ -113,4 +113,3 @@ def split_steps(total: float, limit: float) -> list[float]:
     """Split a signed quantity into equal chunks no larger than ``limit`` in magnitude."""
     n = max(1, int(np.ceil(abs(total) / limit - 1e-9)))
     return [total / n] * n
-

@@ -1,0 +1,116 @@
+"""Run a list of episodes with one model through Inspect and return their result rows.
+
+Callers that use ``isolation="process"`` (the default) start spawned worker processes, which re-import
+the caller's ``__main__``: a script calling :func:`evaluate` must guard its entry point with
+``if __name__ == "__main__":``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Unpack
+
+import inspect_ai
+from inspect_ai.log import EvalLog
+from inspect_ai.model import GenerateConfigArgs
+from inspect_ai.util import DisplayType
+
+from actloop.agent.solver import DEFAULT_ENV_FACTORY, RESULT_KEY, EpisodeSpec
+from actloop.agent.task import SUITE, vabench_task
+from actloop.records.jsonl import append_result
+from actloop.runtime.make import Isolation
+
+LOGS_DIR = "logs"
+
+
+def evaluate(
+    episodes: list[tuple[str, int, int]],
+    model: str,
+    model_args: dict[str, Any],
+    out_dir: Path,
+    workers: int = 1,
+    protocol: str = "active",
+    env_factory: str = DEFAULT_ENV_FACTORY,
+    isolation: Isolation = "process",
+    *,
+    model_base_url: str | None = None,
+    env_kwargs: dict[str, Any] | None = None,
+    env_timeout: float | None = None,
+    display: DisplayType = "none",
+    **generate_args: Unpack[GenerateConfigArgs],
+) -> list[dict[str, Any]]:
+    """Run ``episodes`` ``(task, seed, run)`` with ``model``, ``workers`` at a time; rows in input order.
+
+    Records go to ``out_dir/episodes``, rows to ``out_dir/results.jsonl`` and Inspect logs (without
+    images) to ``out_dir/logs``. An episode that produced no row (an unexpected harness failure) gets an
+    ``error`` row, appended to ``results.jsonl`` as well. ``model_base_url`` overrides the provider's
+    endpoint; ``generate_args`` (``temperature``, ``max_tokens``, ``max_retries``, ``timeout``,
+    ``max_connections``, ...) configure the model calls.
+    """
+    out_dir = Path(out_dir)
+    task = vabench_task(
+        episodes,
+        protocol=protocol,
+        out_dir=str(out_dir),
+        env_factory=env_factory,
+        isolation=isolation,
+        env_kwargs=env_kwargs,
+        env_timeout=env_timeout,
+    )
+    logs = inspect_ai.eval(
+        task,
+        model=model,
+        model_base_url=model_base_url,
+        model_args=model_args,
+        max_samples=workers,
+        log_dir=str(out_dir / LOGS_DIR),
+        log_images=False,
+        display=display,
+        fail_on_error=False,
+        score_display=False,
+        **generate_args,
+    )
+    specs = [EpisodeSpec(SUITE, name, seed, run, protocol) for name, seed, run in episodes]
+    return _rows(specs, logs, model, out_dir)
+
+
+def _rows(specs: list[EpisodeSpec], logs: list[EvalLog], model: str, out_dir: Path) -> list[dict[str, Any]]:
+    found: dict[str, dict[str, Any]] = {}
+    errors: dict[str, str] = {}
+    log_error = "; ".join(log.error.message for log in logs if log.error) or "the episode did not run"
+    for log in logs:
+        for sample in log.samples or []:
+            row = sample.store.get(RESULT_KEY)
+            if row is not None:
+                found[str(sample.id)] = row
+            elif sample.error is not None:
+                errors[str(sample.id)] = sample.error.message
+    rows = []
+    for spec in specs:
+        row = found.get(spec.name)
+        if row is None:
+            row = _error_row(spec, model, errors.get(spec.name, log_error))
+            append_result(out_dir, row)
+        rows.append(row)
+    return rows
+
+
+def _error_row(spec: EpisodeSpec, model: str, error: str) -> dict[str, Any]:
+    return {
+        "suite": spec.suite,
+        "task": spec.task,
+        "seed": spec.seed,
+        "run": spec.run,
+        "model": model,
+        "protocol": spec.protocol,
+        "success": False,
+        "steps": 0,
+        "budget": None,
+        "stop_reason": "error",
+        "failed_conditions": [],
+        "record_dir": None,
+        "repairs": 0,
+        "model_calls": 0,
+        "duration_s": 0.0,
+        "error": error,
+    }

@@ -1,0 +1,28 @@
+"""The Inspect scorer: 1 if the environment's checker reported success at the end of the episode."""
+
+from __future__ import annotations
+
+from inspect_ai.scorer import Score, Scorer, Target, accuracy, scorer, stderr
+from inspect_ai.solver import TaskState
+
+from actloop.agent.solver import RESULT_KEY
+
+
+@scorer(metrics=[accuracy(), stderr()])
+def episode_scorer() -> Scorer:
+    """Score the episode result stored by :func:`~actloop.agent.solver.episode_solver`."""
+
+    async def score(state: TaskState, target: Target) -> Score:
+        row = state.store.get(RESULT_KEY)
+        if row is None:
+            return Score(value=0, explanation="no episode result: the episode did not finish")
+        parts = [f"stop_reason: {row['stop_reason']}"]
+        if row["failed_conditions"]:
+            parts.append("failed conditions: " + ", ".join(row["failed_conditions"]))
+        if row["error"]:
+            parts.append(f"error: {row['error']}")
+        return Score(
+            value=1 if row["success"] else 0, answer=row["stop_reason"], explanation="; ".join(parts)
+        )
+
+    return score

@@ -1,0 +1,139 @@
+"""One directory per episode: ``events.jsonl``, the clean frames the model saw, and ``result.json``.
+
+Every event is one line ``{"type": ..., "data": {...}, "created_at": <ISO 8601 UTC>}``, appended and
+flushed immediately, so a crashed episode still leaves a readable record.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import asdict
+from datetime import UTC, datetime
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Literal
+
+from actloop.protocol.decisions import EnvAction, to_json
+from actloop.protocol.observation import Frame, Observation
+from actloop.protocol.step import StepResult
+from actloop.records.jsonl import json_line, write_all
+
+EventType = Literal[
+    "episode_start",
+    "observation",
+    "model_output",
+    "decision",
+    "decision_rejected",
+    "tool_result",
+    "env_step",
+    "episode_end",
+]
+EVENTS_FILE = "events.jsonl"
+RESULT_FILE = "result.json"
+FRAMES_DIR = "frames"
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
+
+
+def fresh_dir(path: Path) -> Path:
+    """``path`` if it holds no episode record yet, else the first free ``path-2``, ``path-3``, ..."""
+    candidate, n = path, 1
+    while (candidate / EVENTS_FILE).exists():
+        n += 1
+        candidate = path.with_name(f"{path.name}-{n}")
+    return candidate
+
+
+class EpisodeRecorder:
+    """Writes the append-only record of one episode into ``directory`` (created if needed)."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        (directory / FRAMES_DIR).mkdir(parents=True, exist_ok=True)
+        events = directory / EVENTS_FILE
+        if events.exists():
+            raise FileExistsError(f"{events} already exists; records are never overwritten")
+        self._fd: int | None = os.open(events, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_EXCL, 0o644)
+
+    def event(self, type: EventType, data: dict[str, Any]) -> None:
+        """Append one event line."""
+        if self._fd is None:
+            raise ValueError(f"episode record {self.directory} is closed")
+        created_at = datetime.now(UTC).isoformat()
+        write_all(self._fd, json_line({"type": type, "data": data, "created_at": created_at}))
+
+    def save_frames(self, step: int, frames: tuple[Frame, ...]) -> list[dict[str, str]]:
+        """Store frames as ``frames/step{NNN}_{view}.png``; returns ``[{"view", "path"}]`` (relative).
+
+        A frame identical to the one already stored under its name is not written twice.
+        """
+        saved = []
+        for frame in frames:
+            stem = f"step{step:03d}_{_UNSAFE.sub('_', frame.view)}"
+            path, n = self.directory / FRAMES_DIR / f"{stem}.png", 1
+            while path.exists() and path.read_bytes() != frame.png:
+                n += 1
+                path = path.with_name(f"{stem}-{n}.png")
+            if not path.exists():
+                path.write_bytes(frame.png)
+            saved.append({"view": frame.view, "path": str(path.relative_to(self.directory))})
+        return saved
+
+    def observation(self, observation: Observation) -> list[dict[str, str]]:
+        """Record what the model is shown: the observation text and its clean frames."""
+        frames = self.save_frames(observation.step, observation.frames)
+        self.event(
+            "observation",
+            {
+                "step": observation.step,
+                "budget": observation.budget,
+                "text": observation.text(),
+                "frames": frames,
+            },
+        )
+        return frames
+
+    def env_step(self, decision: EnvAction, result: StepResult) -> None:
+        """Record an environment action, its outcome, proprioception and the evaluator-side checker state.
+
+        ``step`` is the step count after the action (unchanged when it was not dispatched).
+        """
+        observation, feedback = result.observation, result.observation.feedback
+        self.event(
+            "env_step",
+            {
+                "step": observation.step,
+                "decision": to_json(decision),
+                "reason": decision.reason,
+                "dispatched": result.dispatched,
+                "valid": feedback.valid,
+                "planner_success": feedback.planner_success,
+                "planner_reason": feedback.message,
+                "proprioception": [asdict(arm) for arm in observation.arms],
+                "evaluation": asdict(result.evaluation),
+                "done": result.done,
+                "stop_reason": result.stop_reason,
+            },
+        )
+
+    def finish(self, result: dict[str, Any], details: dict[str, Any] | None = None) -> None:
+        """Write the ``episode_end`` event (``result`` plus ``details``) and ``result.json``, then close."""
+        self.event("episode_end", {**result, **(details or {})})
+        (self.directory / RESULT_FILE).write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n")
+        self.close()
+
+    def close(self) -> None:
+        """Close the events file (idempotent)."""
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+    def __enter__(self) -> EpisodeRecorder:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
