@@ -12,7 +12,8 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-console = Console()
+# Wide enough for the results table when output goes to a file or CI log.
+console = Console(width=None if sys.stdout.isatty() else 140)
 SUITES = ("vabench",)
 DEMO_TASK = "grasp_single_cube"
 
