@@ -53,15 +53,6 @@ class ArmIK:
         self._jacp = np.zeros((3, model.nv))
         self._jacr = np.zeros((3, model.nv))
 
-    def site_pose(
-        self, qpos_full: np.ndarray, q_arm: np.ndarray | None = None
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """Forward kinematics of the control site for a full qpos (optionally overriding the arm)."""
-        self._load(qpos_full, q_arm)
-        return self.scratch.site_xpos[self.site].copy(), self.scratch.site_xmat[self.site].reshape(
-            3, 3
-        ).copy()
-
     def _load(self, qpos_full: np.ndarray, q_arm: np.ndarray | None) -> None:
         self.scratch.qpos[:] = qpos_full
         if q_arm is not None:

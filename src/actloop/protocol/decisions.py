@@ -167,8 +167,3 @@ def to_json(decision: Decision) -> dict[str, Any]:
     if decision.reason:
         out["reason"] = decision.reason
     return out
-
-
-def is_env_action(decision: Decision) -> bool:
-    """True for decisions that are dispatched to the environment and consume budget."""
-    return isinstance(decision, MoveWorld | RotateLocal | SetGripper | DualMoveWorld | CameraAction)

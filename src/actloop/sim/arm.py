@@ -59,10 +59,6 @@ class ArmHandle:
         a, b = self.pad_geoms
         return 0.5 * (data.geom_xpos[a] + data.geom_xpos[b])
 
-    def aperture(self, data: mujoco.MjData) -> float:
-        """Distance between the finger pads' inner faces, metres."""
-        return float(data.qpos[self.finger_qpos[0]] + data.qpos[self.finger_qpos[1]])
-
     def gripper_commanded_open(self, data: mujoco.MjData) -> bool:
         return bool(data.ctrl[self.gripper_ctrl] > 0.5 * FINGER_TRAVEL)
 
