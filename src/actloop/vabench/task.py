@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeVar
 
 import numpy as np
@@ -29,6 +29,13 @@ class TaskContext:
     arms: dict[str, ArmHandle]
     initial_positions: dict[str, np.ndarray]
     initial_quaternions: dict[str, np.ndarray]
+    latched: dict[str, bool] = field(default_factory=dict)
+    """Episode-long memory of conditions such as "previously lifted"; a fresh dict every reset."""
+
+    def latch(self, name: str, now: bool) -> bool:
+        """True once ``now`` has been True at any evaluation of this episode (evaluated after each step)."""
+        self.latched[name] = self.latched.get(name, False) or bool(now)
+        return self.latched[name]
 
 
 class Task(ABC):

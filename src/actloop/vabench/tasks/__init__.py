@@ -1,5 +1,8 @@
-"""vabench task families; importing this package registers them all."""
+"""The vabench task families: importing this package registers every family module in it."""
 
-from actloop.vabench.tasks import grasp_single_cube
+import importlib
+import pkgutil
 
-__all__ = ["grasp_single_cube"]
+for _module in pkgutil.iter_modules(__path__):
+    if not _module.name.startswith("_"):
+        importlib.import_module(f"{__name__}.{_module.name}")

@@ -8,9 +8,10 @@ from typing import Any
 import numpy as np
 
 from actloop.protocol.decisions import EnvAction, MoveWorld, SetGripper, Translation
-from actloop.sim.assets import cube
+from actloop.sim.assets.blocks import cube
 from actloop.sim.scene import TABLE_TOP_Z
 from actloop.vabench.expert import align_closing_axis, move_gc_to
+from actloop.vabench.predicates import gc_near, grasped, gripper_closed, lift_m
 from actloop.vabench.task import LIFT_THRESHOLD_M, Task, TaskContext, register_task
 
 CUBE_HALF = 0.022
@@ -50,32 +51,21 @@ class GraspSingleCube(Task):
         pos = (self.layout["x"], self.layout["y"], TABLE_TOP_Z + CUBE_HALF)
         return (cube("cube", pos, self.layout["yaw"], half_size=CUBE_HALF, color="red"),)
 
-    def lift_m(self, ctx: TaskContext) -> float:
-        return float(ctx.world.body_position("cube")[2] - ctx.initial_positions["cube"][2])
-
     def conditions(self, ctx: TaskContext) -> dict[str, bool]:
-        data = ctx.world.data
         return {
-            "lifted_gt_50mm": self.lift_m(ctx) > LIFT_THRESHOLD_M,
-            "right_gripper_closed": not ctx.arms["right"].gripper_commanded_open(data),
+            "lifted_gt_50mm": lift_m(ctx, "cube") > LIFT_THRESHOLD_M,
+            "right_gripper_closed": gripper_closed(ctx, "right"),
         }
 
     def checkpoints(self, ctx: TaskContext) -> dict[str, bool]:
-        arm = ctx.arms["right"]
-        data = ctx.world.data
-        offset = ctx.world.body_position("cube") - arm.gc(data)
-        pads = frozenset(arm.pad_geoms)
-        cube_geoms = frozenset({ctx.world.model.geom("cube_geom").id})
-        both_pads = all(ctx.world.in_contact(frozenset({p}), cube_geoms) for p in pads)
-        closed = not arm.gripper_commanded_open(data)
         return {
-            "approached": bool(np.hypot(offset[0], offset[1]) < NEAR_XY_M and abs(offset[2]) < NEAR_Z_M),
-            "grasped": closed and both_pads,
+            "approached": gc_near(ctx, "right", ctx.world.body_position("cube"), NEAR_XY_M, NEAR_Z_M),
+            "grasped": grasped(ctx, "right", "cube"),
             "lifted": all(self.conditions(ctx).values()),
         }
 
     def metrics(self, ctx: TaskContext) -> dict[str, float]:
-        return {"lift_mm": 1000.0 * self.lift_m(ctx)}
+        return {"lift_mm": 1000.0 * lift_m(ctx, "cube")}
 
     def expert(self, ctx: TaskContext) -> Iterator[EnvAction]:
         cube_pos = ctx.world.body_position("cube")

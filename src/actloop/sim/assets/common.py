@@ -1,0 +1,62 @@
+"""Shared pieces of object assets: contact parameters, the colour palette, poses and body wrappers."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+OBJECT_GEOM = 'contype="1" conaffinity="3" condim="4" friction="1 0.01 0.001"'
+"""Contact parameters of object geoms: they collide with the world, the robots and each other."""
+
+HIDDEN_SITE_GROUP = 5
+"""Site group the renderer never draws: evaluator-only reference points live here."""
+
+COLORS: dict[str, str] = {
+    "red": "0.85 0.12 0.1 1",
+    "green": "0.1 0.65 0.2 1",
+    "blue": "0.12 0.3 0.85 1",
+    "yellow": "0.95 0.8 0.1 1",
+    "purple": "0.55 0.2 0.7 1",
+    "orange": "0.95 0.45 0.05 1",
+    "white": "0.92 0.92 0.9 1",
+    "black": "0.08 0.08 0.09 1",
+    "gray": "0.55 0.56 0.58 1",
+    "brown": "0.5 0.32 0.16 1",
+    "cyan": "0.1 0.7 0.8 1",
+    "gold": "0.85 0.65 0.2 1",
+}
+
+
+def yaw_quat(yaw_rad: float) -> tuple[float, float, float, float]:
+    """Quaternion (w, x, y, z) of a rotation by ``yaw_rad`` about world z."""
+    return (float(np.cos(yaw_rad / 2)), 0.0, 0.0, float(np.sin(yaw_rad / 2)))
+
+
+def free_body(
+    name: str,
+    pos: Sequence[float],
+    quat: Sequence[float],
+    geoms: str,
+) -> str:
+    """A free-floating body named ``name`` (joint ``<name>_joint``) holding ``geoms`` (MJCF text)."""
+    q = " ".join(f"{float(c):.8f}" for c in quat)
+    return f"""
+<body name="{name}" pos="{pos[0]:.6f} {pos[1]:.6f} {pos[2]:.6f}" quat="{q}">
+  <freejoint name="{name}_joint"/>
+  {geoms}
+</body>"""
+
+
+def hidden_site(name: str, pos: Sequence[float]) -> str:
+    """An evaluator-only reference point (never rendered, never observed by the agent)."""
+    xyz = f"{pos[0]:.6f} {pos[1]:.6f} {pos[2]:.6f}"
+    return f'<site name="{name}" pos="{xyz}" size="0.004" group="{HIDDEN_SITE_GROUP}"/>'
+
+
+def rgba(color: str) -> str:
+    """The RGBA string of a palette colour name."""
+    try:
+        return COLORS[color]
+    except KeyError:
+        raise ValueError(f"unknown colour {color!r}; palette: {', '.join(COLORS)}") from None
