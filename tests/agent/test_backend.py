@@ -81,9 +81,9 @@ def test_baseline_model_calls_the_policy(monkeypatch: pytest.MonkeyPatch) -> Non
         seen.append(messages)
         return json.dumps(CLOSE)
 
-    policy = types.ModuleType("actloop.agent.baseline_policy")
+    policy = types.ModuleType("actloop.agent.baseline")
     policy.decide = decide  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "actloop.agent.baseline_policy", policy)
+    monkeypatch.setitem(sys.modules, "actloop.agent.baseline", policy)
     output = generate("actloop/baseline", [ChatMessageUser(content="obs")])
     assert json.loads(output.completion) == CLOSE and len(seen) == 1
     assert output.usage is not None and output.usage.total_tokens > 0

@@ -47,7 +47,7 @@ def estimate_tokens(messages: list[ChatMessage]) -> int:
 
 def _baseline_decide(messages: list[ChatMessage]) -> str:
     # imported on first use, so the other models never load the policy's dependencies
-    return importlib.import_module("actloop.agent.baseline_policy").decide(messages)
+    return importlib.import_module("actloop.agent.baseline").decide(messages)
 
 
 class ActloopModelAPI(ModelAPI):

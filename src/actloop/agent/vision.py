@@ -1,7 +1,8 @@
-"""Classical image analysis for the baseline agent: find a coloured object in a clean RGB frame.
+"""Classical image analysis for the baseline agent: find coloured objects in a clean RGB frame.
 
 Works on the pixels a model receives and nothing else. The table, floor and robot are low-saturation
-greys and beiges, so task objects are the saturated pixels.
+greys and beiges, so task objects are found by colour: a pixel belongs to a named colour when it is
+saturated enough and its hue (and, for the browns, its brightness) falls in that colour's band.
 """
 
 from __future__ import annotations
@@ -9,72 +10,130 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import ndimage
 
-SATURATION_MIN = 0.45
-VALUE_MIN = 0.2
+SATURATION_MIN = 0.4
+VALUE_MIN = 0.18
 MIN_PIXELS = 12
+
+# Hue bands in degrees (start inclusive, end exclusive; red wraps around 0).
+HUE_BANDS: dict[str, tuple[float, float]] = {
+    "red": (342.0, 12.0),
+    "orange": (12.0, 34.0),
+    "brown": (12.0, 40.0),
+    "gold": (34.0, 46.0),
+    "yellow": (46.0, 70.0),
+    "green": (75.0, 165.0),
+    "cyan": (165.0, 200.0),
+    "blue": (200.0, 255.0),
+    "purple": (255.0, 342.0),
+}
+BROWN_VALUE_MAX = 0.62
+COLOUR_WORDS = tuple(HUE_BANDS)
 
 
 @dataclass(frozen=True)
-class Blob:
-    """A detected object in image coordinates (u right, v down; pixels)."""
+class Region:
+    """A connected image region (u right, v down; pixels) and its minimum-area bounding rectangle."""
 
     u: float
     v: float
-    side_px: float
-    edge_angle_rad: float
-    """Direction of one side of the minimum-area bounding square, in image coordinates."""
+    length_px: float
+    """The rectangle's longer side."""
+    width_px: float
+    """The rectangle's shorter side."""
+    angle_rad: float
+    """Direction of the longer side in image coordinates (u, v), in [0, pi)."""
     pixels: int
+    points: np.ndarray
+    """(N, 2) array of the region's (u, v) pixel coordinates."""
+
+    @property
+    def side_px(self) -> float:
+        """Side of the square with the rectangle's area (the apparent size of a cube face)."""
+        return float(np.sqrt(self.length_px * self.width_px))
 
 
-def saturated_mask(image: np.ndarray) -> np.ndarray:
+def hsv(image: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Hue (degrees), saturation and value of an RGB uint8 image."""
     rgb = image[..., :3].astype(np.float32) / 255.0
     high = rgb.max(axis=-1)
     low = rgb.min(axis=-1)
-    saturation = np.where(high > 0, (high - low) / np.maximum(high, 1e-6), 0.0)
-    return (saturation > SATURATION_MIN) & (high > VALUE_MIN)
+    chroma = high - low
+    saturation = np.where(high > 0, chroma / np.maximum(high, 1e-6), 0.0)
+    r, g, b = rgb[..., 0], rgb[..., 1], rgb[..., 2]
+    safe = np.maximum(chroma, 1e-6)
+    hue = np.select(
+        [high == r, high == g],
+        [(60.0 * (g - b) / safe) % 360.0, 60.0 * (b - r) / safe + 120.0],
+        60.0 * (r - g) / safe + 240.0,
+    )
+    return hue, saturation, high
 
 
-def largest_component(mask: np.ndarray) -> np.ndarray:
-    """Boolean mask of the largest 4-connected component (iterative flood fill)."""
-    labels = np.zeros(mask.shape, dtype=np.int32)
-    best_label, best_size, current = 0, 0, 0
-    height, width = mask.shape
-    for start in zip(*np.nonzero(mask), strict=True):
-        if labels[start]:
-            continue
-        current += 1
-        stack = [start]
-        labels[start] = current
-        size = 0
-        while stack:
-            r, c = stack.pop()
-            size += 1
-            for nr, nc in ((r + 1, c), (r - 1, c), (r, c + 1), (r, c - 1)):
-                if 0 <= nr < height and 0 <= nc < width and mask[nr, nc] and not labels[nr, nc]:
-                    labels[nr, nc] = current
-                    stack.append((nr, nc))
-        if size > best_size:
-            best_label, best_size = current, size
-    return labels == best_label if best_size else np.zeros_like(mask)
+def saturated_mask(image: np.ndarray) -> np.ndarray:
+    """Pixels saturated and bright enough to belong to a task object."""
+    _, saturation, value = hsv(image)
+    return (saturation > SATURATION_MIN) & (value > VALUE_MIN)
 
 
-def find_object(image: np.ndarray) -> Blob | None:
-    """The largest saturated region, with its centre, apparent size and in-plane orientation."""
-    mask = largest_component(saturated_mask(image))
-    rows, cols = np.nonzero(mask)
-    if len(rows) < MIN_PIXELS:
-        return None
-    pts = np.stack([cols, rows], axis=1).astype(np.float64)
-    centre = pts.mean(axis=0)
-    rel = pts - centre
-    best_angle, best_area, best_side = 0.0, np.inf, 0.0
+def colour_mask(image: np.ndarray, colour: str) -> np.ndarray:
+    """Pixels of a named colour (one of ``COLOUR_WORDS``)."""
+    if colour not in HUE_BANDS:
+        raise ValueError(f"unknown colour {colour!r}; known: {', '.join(COLOUR_WORDS)}")
+    hue, saturation, value = hsv(image)
+    start, end = HUE_BANDS[colour]
+    in_band = (hue >= start) & (hue < end) if start < end else (hue >= start) | (hue < end)
+    mask = in_band & (saturation > SATURATION_MIN) & (value > VALUE_MIN)
+    if colour == "brown":
+        mask &= value <= BROWN_VALUE_MAX
+    elif colour == "orange":
+        mask &= value > BROWN_VALUE_MAX
+    return mask
+
+
+def regions(mask: np.ndarray, min_pixels: int = MIN_PIXELS) -> list[Region]:
+    """Connected regions of a mask (8-connectivity), largest first."""
+    labels, count = ndimage.label(mask, structure=np.ones((3, 3), dtype=bool))
+    found = []
+    for label in range(1, count + 1):
+        rows, cols = np.nonzero(labels == label)
+        if len(rows) >= min_pixels:
+            found.append(_region(np.stack([cols, rows], axis=1).astype(np.float64)))
+    return sorted(found, key=lambda r: -r.pixels)
+
+
+def largest_region(mask: np.ndarray) -> Region | None:
+    found = regions(mask)
+    return found[0] if found else None
+
+
+def find_object(image: np.ndarray, colour: str | None = None) -> Region | None:
+    """The largest region of ``colour`` (or of any saturated colour when ``colour`` is None)."""
+    return largest_region(saturated_mask(image) if colour is None else colour_mask(image, colour))
+
+
+def _region(points: np.ndarray) -> Region:
+    centre = points.mean(axis=0)
+    rel = points - centre
+    best = (np.inf, 0.0, 0.0, 0.0)  # area, angle, extent along angle, extent across
     for deg in range(90):
         a = np.deg2rad(deg)
-        rot = np.array([[np.cos(a), np.sin(a)], [-np.sin(a), np.cos(a)]])
-        proj = rel @ rot.T
-        extent = proj.max(axis=0) - proj.min(axis=0) + 1.0
-        area = float(extent[0] * extent[1])
-        if area < best_area:
-            best_angle, best_area, best_side = a, area, float(np.sqrt(area))
-    return Blob(float(centre[0]), float(centre[1]), best_side, best_angle, len(rows))
+        along = rel @ np.array([np.cos(a), np.sin(a)])
+        across = rel @ np.array([-np.sin(a), np.cos(a)])
+        e1 = float(along.max() - along.min() + 1.0)
+        e2 = float(across.max() - across.min() + 1.0)
+        if e1 * e2 < best[0]:
+            best = (e1 * e2, a, e1, e2)
+    _, angle, e1, e2 = best
+    if e2 > e1:
+        angle, e1, e2 = angle + np.pi / 2, e2, e1
+    return Region(
+        u=float(centre[0]),
+        v=float(centre[1]),
+        length_px=e1,
+        width_px=e2,
+        angle_rad=float(angle % np.pi),
+        pixels=len(points),
+        points=points,
+    )
