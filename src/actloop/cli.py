@@ -119,6 +119,7 @@ def cmd_verify_seeds(args: argparse.Namespace) -> int:
     table = Table(title="seed verification yield")
     for col in ("task", "probed", "accepted (20 eval + demo)", "yield %", "demo seed", "seconds"):
         table.add_column(col)
+    totals = {"probed": 0, "accepted": 0, "seconds": 0.0}
     for task in tasks:
         start = time.perf_counter()
 
@@ -138,7 +139,19 @@ def cmd_verify_seeds(args: argparse.Namespace) -> int:
             str(manifest.demo_seed),
             f"{elapsed:.1f}",
         )
+        totals["probed"] += manifest.probed
+        totals["accepted"] += accepted
+        totals["seconds"] += elapsed
         console.print(f"wrote {path}")
+    if len(tasks) > 1:
+        table.add_row(
+            f"all {len(tasks)} tasks",
+            str(totals["probed"]),
+            str(totals["accepted"]),
+            f"{100 * totals['accepted'] / max(1, totals['probed']):.1f}",
+            "",
+            f"{totals['seconds']:.1f}",
+        )
     console.print(table)
     return 0
 

@@ -79,10 +79,19 @@ def ends_along_axis(camera: Pinhole, region: Region, z: float) -> tuple[np.ndarr
 def top_height_from_side(
     camera: Pinhole, image: np.ndarray, colour: str | None, xy: np.ndarray
 ) -> float | None:
-    """Height of the top of the ``colour`` object standing at ``xy``, from a side frame."""
+    """Height of the top of the ``colour`` object standing at ``xy``, from a side frame.
+
+    Seen from slightly above, the highest visible point is the far edge of the top face, about half
+    the object's apparent width behind its centre line; the estimate accounts for that.
+    """
     region = find(image, colour)
     if region is None:
         return None
     top_v = float(region.points[:, 1].min())
     columns = region.points[region.points[:, 1] <= top_v + 1.0][:, 0]
-    return camera.height_on_vertical(float(columns.mean()), top_v, xy)
+    forward = np.array([camera.forward[0], camera.forward[1]])
+    forward /= np.linalg.norm(forward)
+    distance = float(np.dot(np.asarray(xy) - camera.eye[:2], forward))
+    half_width = 0.5 * float(np.ptp(region.points[:, 0]) + 1.0) * distance / camera.focal_px
+    far_edge = np.asarray(xy) + half_width * forward
+    return camera.height_on_vertical(float(columns.mean()), top_v, far_edge)
