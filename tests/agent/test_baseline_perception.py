@@ -17,11 +17,11 @@ from actloop.protocol.decisions import CameraAction, MoveWorld, Translation
 from actloop.vabench.env import SpatialEnv
 
 
-def _image(result) -> np.ndarray:  # noqa: ANN001 - a StepResult
+def _image(result) -> np.ndarray:
     return np.asarray(Image.open(io.BytesIO(result.observation.frames[0].png)).convert("RGB"))
 
 
-def _gc(result) -> np.ndarray:  # noqa: ANN001
+def _gc(result) -> np.ndarray:
     return np.array(result.observation.arms[0].gc)
 
 
