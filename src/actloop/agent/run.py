@@ -108,6 +108,7 @@ def _error_row(spec: EpisodeSpec, model: str, error: str) -> dict[str, Any]:
         "budget": None,
         "stop_reason": "error",
         "failed_conditions": [],
+        "checkpoints": {},
         "record_dir": None,
         "repairs": 0,
         "model_calls": 0,

@@ -129,6 +129,7 @@ class _Episode:
             "budget": last.observation.budget if last else None,
             "stop_reason": stop_reason,
             "failed_conditions": failed,
+            "checkpoints": dict(last.evaluation.checkpoints) if last else {},
             "record_dir": str(self.recorder.directory.relative_to(self.out_dir)),
             "repairs": loop.repairs if loop else 0,
             "model_calls": loop.model_calls if loop else 0,
