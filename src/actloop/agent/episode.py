@@ -5,6 +5,7 @@ environment refuses to dispatch, gets a repair message (the problem plus the obs
 at most ``MAX_REPAIRS`` times in a row before the episode ends with ``invalid_decisions``. Tool calls are
 answered in the conversation without advancing the environment; more than
 ``MAX_CALLS_WITHOUT_ACTION`` model calls without a dispatched action end the episode with ``tool_loop``.
+Before each model call the conversation is compacted if it nears the context limit (``compaction``).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import anyio
 from inspect_ai.model import ChatMessage, ChatMessageSystem, ChatMessageUser, Model
 from inspect_ai.util import LimitExceededError
 
+from actloop.agent.compaction import ContextPolicy, compact
 from actloop.agent.messages import image_message, observation_message, omit_images, repair_message
 from actloop.protocol.decisions import Stop, ToolCall, to_json
 from actloop.protocol.parse import DecisionError, parse_decision
@@ -40,9 +42,15 @@ class EpisodeLoop:
     """Runs one episode over ``env``, keeping the conversation in ``messages`` (replaced on start)."""
 
     def __init__(
-        self, env: ManagedEnv, model: Model, messages: list[ChatMessage], recorder: EpisodeRecorder
+        self,
+        env: ManagedEnv,
+        model: Model,
+        messages: list[ChatMessage],
+        recorder: EpisodeRecorder,
+        policy: ContextPolicy | None = None,
     ) -> None:
         self.env = env
+        self.policy = policy or ContextPolicy()
         self.model = model
         self.messages = messages
         self.recorder = recorder
@@ -116,6 +124,9 @@ class EpisodeLoop:
 
     async def _generate(self) -> str:
         self.model_calls += 1
+        compacted = compact(self.messages, self.policy)
+        if compacted is not None:
+            self.recorder.event("context_compacted", {"call": self.model_calls, **compacted})
         try:
             output = await self.model.generate(self.messages)
         except LimitExceededError:

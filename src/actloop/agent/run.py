@@ -36,6 +36,7 @@ def evaluate(
     model_base_url: str | None = None,
     env_kwargs: dict[str, Any] | None = None,
     env_timeout: float | None = None,
+    context_limit: int | None = None,
     display: DisplayType = "none",
     **generate_args: Unpack[GenerateConfigArgs],
 ) -> list[dict[str, Any]]:
@@ -44,7 +45,8 @@ def evaluate(
     Records go to ``out_dir/episodes``, rows to ``out_dir/results.jsonl`` and Inspect logs (without
     images) to ``out_dir/logs``. An episode that produced no row (an unexpected harness failure) gets an
     ``error`` row, appended to ``results.jsonl`` as well. ``model_base_url`` overrides the provider's
-    endpoint; ``generate_args`` (``temperature``, ``max_tokens``, ``max_retries``, ``timeout``,
+    endpoint; ``context_limit`` (tokens) bounds the conversation, which is compacted to stay under it;
+    ``generate_args`` (``temperature``, ``max_tokens``, ``max_retries``, ``timeout``,
     ``max_connections``, ...) configure the model calls.
     """
     out_dir = Path(out_dir)
@@ -56,6 +58,7 @@ def evaluate(
         isolation=isolation,
         env_kwargs=env_kwargs,
         env_timeout=env_timeout,
+        context_limit=context_limit,
     )
     logs = inspect_ai.eval(
         task,

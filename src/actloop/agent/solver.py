@@ -21,6 +21,7 @@ import anyio
 from inspect_ai.model import ChatMessage, Model, get_model
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
+from actloop.agent.compaction import ContextPolicy
 from actloop.agent.episode import EpisodeLoop, ModelFailure
 from actloop.protocol.step import StopReason
 from actloop.records.jsonl import append_result
@@ -62,13 +63,19 @@ def episode_solver(
     isolation: Isolation = "process",
     env_kwargs: dict[str, Any] | None = None,
     env_timeout: float | None = None,
+    context_limit: int | None = None,
 ) -> Solver:
-    """Run the sample's episode with the current model; ``env_timeout`` bounds each worker call (s)."""
+    """Run the sample's episode with the current model.
+
+    ``env_timeout`` bounds each worker call (s); ``context_limit`` is the model's context size in tokens
+    (default: :class:`ContextPolicy`'s), which the conversation is compacted to stay under.
+    """
+    policy = ContextPolicy() if context_limit is None else ContextPolicy(limit_tokens=context_limit)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         spec = EpisodeSpec.from_metadata(state.metadata)
         kwargs = {"task": spec.task, "seed": spec.seed, "protocol": spec.protocol, **(env_kwargs or {})}
-        episode = _Episode(spec, Path(out_dir), get_model(), state.messages)
+        episode = _Episode(spec, Path(out_dir), get_model(), state.messages, policy)
         start = {"env_factory": env_factory, "env_kwargs": kwargs, "isolation": isolation}
         row = await episode.run(lambda: make_env(env_factory, kwargs, isolation, timeout=env_timeout), start)
         state.metadata[RESULT_KEY] = row
@@ -81,8 +88,16 @@ def episode_solver(
 class _Episode:
     """Owns the record, environment and outcome of one episode; always leaves a result row behind."""
 
-    def __init__(self, spec: EpisodeSpec, out_dir: Path, model: Model, messages: list[ChatMessage]) -> None:
+    def __init__(
+        self,
+        spec: EpisodeSpec,
+        out_dir: Path,
+        model: Model,
+        messages: list[ChatMessage],
+        policy: ContextPolicy,
+    ) -> None:
         self.spec = spec
+        self.policy = policy
         self.out_dir = out_dir
         self.model = model
         self.messages = messages
@@ -98,7 +113,7 @@ class _Episode:
         loop: EpisodeLoop | None = None
         try:
             env = await anyio.to_thread.run_sync(build_env)
-            loop = EpisodeLoop(env, self.model, self.messages, self.recorder)
+            loop = EpisodeLoop(env, self.model, self.messages, self.recorder, self.policy)
             stop_reason: StopReason = await loop.run({**asdict(self.spec), "model": str(self.model), **start})
             return self._finish(loop, stop_reason)
         except ModelFailure as exc:
