@@ -18,6 +18,7 @@ from inspect_ai.model import (
 )
 
 from actloop.agent.compaction import DIGEST_HEADER, ContextPolicy, compact, estimate_tokens
+from actloop.agent.options import HarnessOptions
 from actloop.agent.run import evaluate
 
 pytestmark = pytest.mark.filterwarnings("ignore:The 'initial' parameter is deprecated:DeprecationWarning")
@@ -114,7 +115,7 @@ def test_a_200_step_episode_stays_under_the_configured_limit(
         env_factory="fake_env:FakeEnv",
         isolation="inline",
         env_kwargs={"budget": 200},
-        context_limit=limit,
+        harness=HarnessOptions(context_limit=limit),
     )
     assert row["stop_reason"] == "budget" and row["steps"] == 200
     lines = (tmp_path / "out" / row["record_dir"] / "events.jsonl").read_text().splitlines()

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from actloop.agent.options import HarnessOptions
 from actloop.agent.run import evaluate
 
 pytestmark = pytest.mark.filterwarnings("ignore:The 'initial' parameter is deprecated:DeprecationWarning")
@@ -107,12 +108,21 @@ def test_episode_through_openai_compatible_provider(
         isolation="inline",
         max_retries=0,
         timeout=20,
+        temperature=0.3,
+        harness=HarnessOptions(price_in=2.0, price_out=10.0),
     )
 
     assert row["model"] == "openai-api/fake/some-model"
     assert (row["stop_reason"], row["success"], row["steps"], row["model_calls"]) == ("success", True, 2, 2)
     assert row["error"] is None and row["seed"] == 7
     assert len(server.requests) == 2
+    # usage and cost come from the provider's reported usage (100 in + 20 out per call)
+    expected = {"input_tokens": 200, "output_tokens": 40, "total_tokens": 240, "cost_usd": 0.0008}
+    assert row["tokens"] == expected
+    records = [json.loads(line) for line in (tmp_path / row["record_dir"] / "events.jsonl").open()]
+    settings = [r["data"]["request_settings"] for r in records if r["type"] == "model_output"]
+    assert [s["temperature"] for s in settings] == [server.requests[0]["temperature"]] * 2 == [0.3, 0.3]
+    assert all("messages" not in s and s["model"] == "some-model" for s in settings)
     first = server.requests[0]
     assert first["model"] == "some-model"
     system, user = first["messages"][0], first["messages"][-1]

@@ -19,6 +19,7 @@ from inspect_ai.util import LimitExceededError
 
 from actloop.agent.compaction import ContextPolicy, compact
 from actloop.agent.messages import image_message, observation_message, omit_images, repair_message
+from actloop.agent.usage import TokenCount, sent_generation_settings
 from actloop.protocol.decisions import Stop, ToolCall, to_json
 from actloop.protocol.parse import DecisionError, parse_decision
 from actloop.protocol.prompt import system_prompt
@@ -57,6 +58,7 @@ class EpisodeLoop:
         self.last: StepResult | None = None
         self.repairs = 0
         self.model_calls = 0
+        self.tokens = TokenCount()
 
     async def run(self, start: dict[str, Any]) -> StopReason:
         """Play the episode to its end and return why it ended; ``start`` goes into ``episode_start``."""
@@ -135,6 +137,8 @@ class EpisodeLoop:
             raise ModelFailure(exc) from exc
         self.messages.append(output.message)
         usage = output.usage.model_dump(exclude_none=True) if output.usage else None
+        if output.usage:
+            self.tokens.add(output.usage.input_tokens, output.usage.output_tokens)
         self.recorder.event(
             "model_output",
             {
@@ -143,6 +147,7 @@ class EpisodeLoop:
                 "stop_reason": output.stop_reason,
                 "error": output.error,
                 "usage": usage,
+                "request_settings": sent_generation_settings(),
             },
         )
         return output.completion

@@ -15,8 +15,10 @@ from inspect_ai.log import EvalLog
 from inspect_ai.model import GenerateConfigArgs
 from inspect_ai.util import DisplayType
 
+from actloop.agent.options import HarnessOptions
 from actloop.agent.solver import DEFAULT_ENV_FACTORY, RESULT_KEY, EpisodeSpec
 from actloop.agent.task import SUITE, vabench_task
+from actloop.agent.usage import TokenCount
 from actloop.records.jsonl import append_result
 from actloop.runtime.make import Isolation
 
@@ -36,7 +38,7 @@ def evaluate(
     model_base_url: str | None = None,
     env_kwargs: dict[str, Any] | None = None,
     env_timeout: float | None = None,
-    context_limit: int | None = None,
+    harness: HarnessOptions | None = None,
     display: DisplayType = "none",
     **generate_args: Unpack[GenerateConfigArgs],
 ) -> list[dict[str, Any]]:
@@ -45,7 +47,7 @@ def evaluate(
     Records go to ``out_dir/episodes``, rows to ``out_dir/results.jsonl`` and Inspect logs (without
     images) to ``out_dir/logs``. An episode that produced no row (an unexpected harness failure) gets an
     ``error`` row, appended to ``results.jsonl`` as well. ``model_base_url`` overrides the provider's
-    endpoint; ``context_limit`` (tokens) bounds the conversation, which is compacted to stay under it;
+    endpoint; ``harness`` sets the context limit and token prices;
     ``generate_args`` (``temperature``, ``max_tokens``, ``max_retries``, ``timeout``,
     ``max_connections``, ...) configure the model calls.
     """
@@ -58,7 +60,7 @@ def evaluate(
         isolation=isolation,
         env_kwargs=env_kwargs,
         env_timeout=env_timeout,
-        context_limit=context_limit,
+        harness=(harness or HarnessOptions()).to_dict(),
     )
     logs = inspect_ai.eval(
         task,
@@ -115,6 +117,7 @@ def _error_row(spec: EpisodeSpec, model: str, error: str) -> dict[str, Any]:
         "record_dir": None,
         "repairs": 0,
         "model_calls": 0,
+        "tokens": TokenCount().summary(None),
         "duration_s": 0.0,
         "error": error,
     }

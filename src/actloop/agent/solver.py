@@ -21,8 +21,9 @@ import anyio
 from inspect_ai.model import ChatMessage, Model, get_model
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
-from actloop.agent.compaction import ContextPolicy
 from actloop.agent.episode import EpisodeLoop, ModelFailure
+from actloop.agent.options import HarnessOptions
+from actloop.agent.usage import TokenCount
 from actloop.protocol.step import StopReason
 from actloop.records.jsonl import append_result
 from actloop.records.recorder import EpisodeRecorder, fresh_dir
@@ -63,19 +64,18 @@ def episode_solver(
     isolation: Isolation = "process",
     env_kwargs: dict[str, Any] | None = None,
     env_timeout: float | None = None,
-    context_limit: int | None = None,
+    harness: dict[str, Any] | None = None,
 ) -> Solver:
     """Run the sample's episode with the current model.
 
-    ``env_timeout`` bounds each worker call (s); ``context_limit`` is the model's context size in tokens
-    (default: :class:`ContextPolicy`'s), which the conversation is compacted to stay under.
+    ``env_timeout`` bounds each worker call (s); ``harness`` holds :class:`HarnessOptions` values.
     """
-    policy = ContextPolicy() if context_limit is None else ContextPolicy(limit_tokens=context_limit)
+    options = HarnessOptions.from_dict(harness)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         spec = EpisodeSpec.from_metadata(state.metadata)
         kwargs = {"task": spec.task, "seed": spec.seed, "protocol": spec.protocol, **(env_kwargs or {})}
-        episode = _Episode(spec, Path(out_dir), get_model(), state.messages, policy)
+        episode = _Episode(spec, Path(out_dir), get_model(), state.messages, options)
         start = {"env_factory": env_factory, "env_kwargs": kwargs, "isolation": isolation}
         row = await episode.run(lambda: make_env(env_factory, kwargs, isolation, timeout=env_timeout), start)
         state.metadata[RESULT_KEY] = row
@@ -94,10 +94,10 @@ class _Episode:
         out_dir: Path,
         model: Model,
         messages: list[ChatMessage],
-        policy: ContextPolicy,
+        options: HarnessOptions,
     ) -> None:
         self.spec = spec
-        self.policy = policy
+        self.options = options
         self.out_dir = out_dir
         self.model = model
         self.messages = messages
@@ -113,7 +113,7 @@ class _Episode:
         loop: EpisodeLoop | None = None
         try:
             env = await anyio.to_thread.run_sync(build_env)
-            loop = EpisodeLoop(env, self.model, self.messages, self.recorder, self.policy)
+            loop = EpisodeLoop(env, self.model, self.messages, self.recorder, self.options.context_policy)
             stop_reason: StopReason = await loop.run({**asdict(self.spec), "model": str(self.model), **start})
             return self._finish(loop, stop_reason)
         except ModelFailure as exc:
@@ -148,6 +148,7 @@ class _Episode:
             "record_dir": str(self.recorder.directory.relative_to(self.out_dir)),
             "repairs": loop.repairs if loop else 0,
             "model_calls": loop.model_calls if loop else 0,
+            "tokens": (loop.tokens if loop else TokenCount()).summary(self.options.prices_per_mtok),
             "duration_s": round(time.monotonic() - self.started, 3),
             "error": _error_text(exc),
         }

@@ -34,7 +34,7 @@ def vabench_task(
     isolation: Isolation = "process",
     env_kwargs: dict[str, Any] | None = None,
     env_timeout: float | None = None,
-    context_limit: int | None = None,
+    harness: dict[str, Any] | None = None,
 ) -> Task:
     """Episodes ``(task, seed, run)`` of the spatial suite; records and results go to ``out_dir``."""
     specs = [EpisodeSpec(SUITE, name, seed, run, protocol) for name, seed, run in tasks]
@@ -45,6 +45,6 @@ def vabench_task(
         )
     return Task(
         dataset=MemoryDataset([episode_sample(spec) for spec in specs], name=SUITE),
-        solver=episode_solver(str(out_dir), env_factory, isolation, env_kwargs, env_timeout, context_limit),
+        solver=episode_solver(str(out_dir), env_factory, isolation, env_kwargs, env_timeout, harness),
         scorer=episode_scorer(),
     )
