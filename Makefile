@@ -4,6 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 GL_STAMP := $(VENV)/.gl-backend
+BROWSER_STAMP := $(VENV)/.browser-path
 DEMO_OUT ?= runs/demo
 
 .PHONY: demo test bench lint format clean
@@ -17,11 +18,15 @@ $(STAMP): pyproject.toml
 $(GL_STAMP): scripts/setup-gl.sh | $(STAMP)
 	scripts/setup-gl.sh > $(GL_STAMP)
 
+# Headless Chromium for the trajectory viewer's browser tests (Debian's package, driven by playwright).
+$(BROWSER_STAMP): scripts/setup-browser.sh | $(STAMP)
+	scripts/setup-browser.sh > $(BROWSER_STAMP)
+
 demo: $(STAMP) $(GL_STAMP)
 	MUJOCO_GL=$$(cat $(GL_STAMP)) $(BIN)/actloop demo --out $(DEMO_OUT)
 
-test: $(STAMP) $(GL_STAMP)
-	MUJOCO_GL=$$(cat $(GL_STAMP)) $(BIN)/pytest -q -n 2
+test: $(STAMP) $(GL_STAMP) $(BROWSER_STAMP)
+	MUJOCO_GL=$$(cat $(GL_STAMP)) ACTLOOP_REQUIRE_BROWSER=1 $(BIN)/pytest -q -n 2
 
 bench: $(STAMP) $(GL_STAMP)
 	MUJOCO_GL=$$(cat $(GL_STAMP)) $(BIN)/actloop bench

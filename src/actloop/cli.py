@@ -1,4 +1,4 @@
-"""The ``actloop`` command line: tasks, verify-seeds, run, demo, bench."""
+"""The ``actloop`` command line: tasks, verify-seeds, run, demo, bench, report, view."""
 
 from __future__ import annotations
 
@@ -57,6 +57,18 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--repeats", type=int, default=10)
     p.add_argument("--episodes", type=int, default=4, help="baseline episodes for the throughput figure")
     p.set_defaults(handler=cmd_bench)
+
+    p = sub.add_parser(
+        "report", help="write a paper-style report (Markdown, CSV, HTML) from output directories"
+    )
+    p.add_argument("dirs", type=Path, nargs="+", metavar="DIR", help="output directories of actloop run")
+    p.add_argument("--out", type=Path, help="report directory (default: the first DIR/report)")
+    p.add_argument("--no-viewers", action="store_true", help="do not write viewer.html into episode records")
+    p.set_defaults(handler=cmd_report)
+
+    p = sub.add_parser("view", help="write the trajectory viewer (viewer.html) of one episode record")
+    p.add_argument("record_dir", type=Path, metavar="RECORD_DIR", help="an episode's record directory")
+    p.set_defaults(handler=cmd_view)
     return parser
 
 
@@ -230,6 +242,29 @@ def cmd_bench(args: argparse.Namespace) -> int:
     from actloop.bench import run_benchmarks
 
     print(json.dumps(run_benchmarks(repeats=args.repeats, episodes=args.episodes), indent=2))
+    return 0
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from actloop.report import build_report
+
+    report = build_report(args.dirs, args.out, viewers=not args.no_viewers)
+    console.print(report.summary_markdown, markup=False, highlight=False, soft_wrap=True)
+    for note in report.analysis.notes:
+        console.print(f"note: {note}", markup=False, highlight=False, soft_wrap=True)
+    console.print(
+        f"wrote {len(report.files)} report files and {len(report.viewers)} viewer(s) to {report.out_dir}"
+    )
+    console.print(f"{report.out_dir / 'report.html'}", markup=False, highlight=False, soft_wrap=True)
+    return 0
+
+
+def cmd_view(args: argparse.Namespace) -> int:
+    from actloop.viewer import write_viewer
+
+    if not (args.record_dir / "events.jsonl").is_file():
+        raise FileNotFoundError(f"{args.record_dir} holds no events.jsonl: not an episode record")
+    console.print(str(write_viewer(args.record_dir)), markup=False, highlight=False, soft_wrap=True)
     return 0
 
 

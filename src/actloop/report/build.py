@@ -1,0 +1,112 @@
+"""Builds a report from output directories: Markdown, one CSV per table, HTML, and episode viewers."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+from actloop.records.recorder import EVENTS_FILE
+from actloop.report.analysis import Analysis, analyse
+from actloop.report.page import render_page
+from actloop.report.records import EpisodeKey, Records, load_records
+from actloop.report.tables import Table, all_tables
+from actloop.report.tasks import TaskLookup, registry_lookup, resolve_tasks
+from actloop.report.text import markdown_table, write_csv
+from actloop.viewer import write_viewer
+
+REPORT_DIR = "report"
+MARKDOWN_FILE = "report.md"
+HTML_FILE = "report.html"
+
+
+@dataclass
+class Report:
+    """What :func:`build_report` computed and wrote."""
+
+    out_dir: Path
+    records: Records
+    analysis: Analysis
+    tables: list[Table]
+    markdown: str
+    files: list[Path]
+    viewers: dict[EpisodeKey, Path]
+
+    @property
+    def summary_markdown(self) -> str:
+        """Table 3 (the per-condition macro-average summary) as Markdown."""
+        return markdown_table(self.tables[0])
+
+
+def build_report(
+    directories: list[Path],
+    out_dir: Path | None = None,
+    lookup: TaskLookup = registry_lookup,
+    viewers: bool = True,
+) -> Report:
+    """Load the directories' records and write the report into ``out_dir`` (default: first/report).
+
+    With ``viewers`` a ``viewer.html`` is (re)written into every episode's record directory.
+    Raises FileNotFoundError for a directory without ``results.jsonl``, ValueError when none holds rows.
+    """
+    if not directories:
+        raise ValueError("give at least one output directory")
+    records = load_records([Path(d) for d in directories])
+    if not records.episodes:
+        raise ValueError(f"no readable episode rows in {', '.join(str(d) for d in directories)}")
+    budgets: dict[str, int] = {}
+    record_dirs: dict[str, list[Path]] = defaultdict(list)
+    for episode in records.episodes:
+        if episode.budget is not None:
+            budgets[episode.task] = max(budgets.get(episode.task, 0), episode.budget)
+        if episode.record_dir is not None:
+            record_dirs[episode.task].append(episode.record_dir)
+    tasks = resolve_tasks([e.task for e in records.episodes], lookup, budgets, record_dirs)
+    analysis = analyse(records.episodes, tasks)
+    tables = all_tables(analysis)
+
+    out = Path(out_dir) if out_dir is not None else Path(directories[0]) / REPORT_DIR
+    out.mkdir(parents=True, exist_ok=True)
+    written = write_viewers(records, analysis) if viewers else {}
+    markdown = render_markdown(records, analysis, tables)
+    files = [out / MARKDOWN_FILE]
+    files[0].write_text(markdown, encoding="utf-8")
+    files += [write_csv(table, out) for table in tables]
+    html = out / HTML_FILE
+    html.write_text(render_page(records, analysis, tables, out.resolve(), written), encoding="utf-8")
+    files.append(html)
+    return Report(out, records, analysis, tables, markdown, files, written)
+
+
+def write_viewers(records: Records, analysis: Analysis) -> dict[EpisodeKey, Path]:
+    """Write a viewer into every episode record that exists; a record that cannot be read gets a note."""
+    written = {}
+    for episode in records.episodes:
+        if episode.record_dir is None or not (episode.record_dir / EVENTS_FILE).is_file():
+            continue
+        try:
+            written[episode.key] = write_viewer(episode.record_dir)
+        except (OSError, ValueError) as err:
+            analysis.notes.append(f"no viewer for {episode.record_dir}: {err}")
+    return written
+
+
+def render_markdown(records: Records, analysis: Analysis, tables: list[Table]) -> str:
+    """The whole report as Markdown: data notes, then every table."""
+    infra = sum(e.status == "infra_error" for e in records.episodes)
+    errors = sum(e.status == "error" for e in records.episodes)
+    lines = ["# actloop report", ""]
+    lines += [f"- source: `{source}`" for source in records.sources]
+    lines.append(
+        f"- {len(records.episodes)} episodes, {len(analysis.conditions)} condition(s), "
+        f"{len(analysis.base_tasks)} base task(s), {len(analysis.variants)} held-out variant(s)"
+    )
+    lines.append(f"- {infra} infra error(s), {errors} harness error(s): kept in every success denominator")
+    if records.superseded:
+        lines.append(f"- {records.superseded} duplicate row(s) superseded by a later or completed row")
+    lines += [f"- unreadable row: {line}" for line in records.unreadable]
+    lines += [f"- note: {note}" for note in analysis.notes]
+    lines.append("")
+    for table in tables:
+        lines += [markdown_table(table), ""]
+    return "\n".join(lines).rstrip() + "\n"

@@ -1,0 +1,116 @@
+"""Inline SVG plots: macro-average bars with ±SD error bars, and a per-task success heatmap."""
+
+from __future__ import annotations
+
+from html import escape
+
+from actloop.report.analysis import SUBSETS, Analysis
+from actloop.report.tables import SUBSET_NAMES, mean_sd
+
+BAR_COLORS = {"single": "#4c78a8", "dual": "#f58518", "all": "#54a24b"}
+FONT = 'font-family="system-ui, sans-serif"'
+
+
+def macro_bar_chart(a: Analysis) -> str:
+    """Grouped bars (single-arm, dual-arm, all) per condition on a 0–100 % axis with ±SD error bars."""
+    bar, gap, left, top, plot_h, label_h = 22, 34, 150, 34, 240, 130
+    group_w = bar * len(SUBSETS) + gap
+    width = max(left + max(1, len(a.conditions)) * group_w + 20, left + 110 * len(SUBSETS))
+    height = top + plot_h + label_h
+    y = lambda value: top + plot_h * (1 - value)  # noqa: E731  (fraction -> pixel)
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="chart" role="img" viewBox="0 0 {width} {height}" '
+        f'width="{width}" height="{height}" {FONT} font-size="11">',
+        "<title>Task-family macro-average success per condition, mean ± sample SD across runs</title>",
+    ]
+    for tick in range(0, 101, 20):
+        ty = y(tick / 100)
+        parts.append(f'<line x1="{left}" y1="{ty:.1f}" x2="{width - 10}" y2="{ty:.1f}" stroke="#ddd"/>')
+        parts.append(f'<text x="{left - 6}" y="{ty + 4:.1f}" text-anchor="end">{tick}</text>')
+    ax, ay = left - 40, top + plot_h / 2
+    parts.append(
+        f'<text x="{ax}" y="{ay}" transform="rotate(-90 {ax} {ay})" text-anchor="middle">success (%)</text>'
+    )
+    for i, subset in enumerate(SUBSETS):
+        lx = left + i * 110
+        parts.append(f'<rect x="{lx}" y="8" width="12" height="12" fill="{BAR_COLORS[subset]}"/>')
+        parts.append(f'<text x="{lx + 16}" y="18">{SUBSET_NAMES[subset]}</text>')
+    for g, cond in enumerate(a.conditions):
+        gx = left + g * group_w + gap / 2
+        for i, subset in enumerate(SUBSETS):
+            stat = a.macro(cond, subset)
+            bx = gx + i * bar
+            if stat is None:
+                parts.append(
+                    f'<text x="{bx + bar / 2}" y="{y(0) - 4}" text-anchor="middle" fill="#888">n/a</text>'
+                )
+                continue
+            tip = escape(f"{cond.label} · {SUBSET_NAMES[subset]}: {mean_sd(stat)} % ({stat.n} runs)")
+            parts.append(
+                f'<rect class="bar" x="{bx + 1}" y="{y(stat.mean):.1f}" width="{bar - 2}" '
+                f'height="{plot_h * stat.mean:.1f}" fill="{BAR_COLORS[subset]}"><title>{tip}</title></rect>'
+            )
+            if stat.sd is not None:
+                lo, hi = max(0.0, stat.mean - stat.sd), min(1.0, stat.mean + stat.sd)
+                cx = bx + bar / 2
+                parts.append(
+                    f'<path class="errorbar" d="M{cx} {y(hi):.1f}V{y(lo):.1f}M{cx - 4} {y(hi):.1f}h8'
+                    f'M{cx - 4} {y(lo):.1f}h8" stroke="#222" stroke-width="1.2" fill="none"/>'
+                )
+        lx, ly = gx + bar * len(SUBSETS) / 2, top + plot_h + 12
+        parts.append(
+            f'<text x="{lx}" y="{ly}" text-anchor="end" transform="rotate(-30 {lx} {ly})">'
+            f"{escape(_short(cond.label))}<title>{escape(cond.label)}</title></text>"
+        )
+    parts.append(f'<line x1="{left}" y1="{y(0)}" x2="{width - 10}" y2="{y(0)}" stroke="#444"/>')
+    parts.append("</svg>")
+    return "\n".join(parts)
+
+
+def task_heatmap(a: Analysis) -> str:
+    """Tasks × conditions, each cell shaded by its mean success across runs and labelled with it."""
+    cell_w, cell_h, left, top = 86, 24, 230, 130
+    width = left + max(1, len(a.conditions)) * cell_w + 180
+    height = top + max(1, len(a.base_tasks)) * cell_h + 10
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="heatmap" role="img" viewBox="0 0 {width} {height}" '
+        f'width="{width}" height="{height}" {FONT} font-size="11">',
+        "<title>Per-task success (%), mean across runs</title>",
+    ]
+    for c, cond in enumerate(a.conditions):
+        x = left + c * cell_w + cell_w / 2
+        parts.append(
+            f'<text x="{x}" y="{top - 8}" transform="rotate(-35 {x} {top - 8})">'
+            f"{escape(_short(cond.label))}<title>{escape(cond.label)}</title></text>"
+        )
+    for r, task in enumerate(a.base_tasks):
+        y = top + r * cell_h
+        parts.append(f'<text x="{left - 8}" y="{y + cell_h / 2 + 4}" text-anchor="end">{escape(task)}</text>')
+        for c, cond in enumerate(a.conditions):
+            x = left + c * cell_w
+            stat = a.task_stat(cond, task)
+            fill, ink, label = (
+                ("#eee", "#888", "–") if stat is None else (*_shade(stat.mean), f"{100 * stat.mean:.1f}")
+            )
+            tip = escape(f"{task} · {cond.label}: {mean_sd(stat)} %")
+            parts.append(
+                f'<rect class="cell" x="{x}" y="{y}" width="{cell_w - 2}" height="{cell_h - 2}" '
+                f'fill="{fill}"><title>{tip}</title></rect>'
+            )
+            parts.append(
+                f'<text x="{x + cell_w / 2 - 1}" y="{y + cell_h / 2 + 3}" text-anchor="middle" fill="{ink}">'
+                f"{label}</text>"
+            )
+    parts.append("</svg>")
+    return "\n".join(parts)
+
+
+def _shade(value: float) -> tuple[str, str]:
+    """Fill colour from pale (0 %) to deep blue (100 %), and a text colour readable on it."""
+    lo, hi = (240, 244, 250), (16, 60, 130)
+    rgb = [round(a + (b - a) * min(1.0, max(0.0, value))) for a, b in zip(lo, hi, strict=True)]
+    return "#{:02x}{:02x}{:02x}".format(*rgb), "#fff" if value > 0.5 else "#111"
+
+
+def _short(text: str, limit: int = 34) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"

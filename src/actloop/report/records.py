@@ -1,0 +1,141 @@
+"""Loading episode result rows from one or more output directories, deduplicated.
+
+Each output directory holds ``results.jsonl`` (one row per finished episode). An episode is identified by
+``(suite, task, seed, run, model, protocol, summary)``; a row without ``summary`` has the summary
+condition ``"none"``. When an episode appears more than once (a re-run into the same directory, or the
+same episode in two directories), a completed row is preferred over an ``infra_error``/``error`` row and
+otherwise the later row wins (file order, then directory order). Superseded and unreadable rows are
+counted, never silently dropped.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from actloop.records.jsonl import RESULTS_FILE
+
+Status = Literal["completed", "infra_error", "error"]
+NO_SUMMARY = "none"
+
+
+@dataclass(frozen=True, order=True)
+class Condition:
+    """One evaluated setting: a model under an observation protocol and a demonstration-summary source."""
+
+    model: str
+    protocol: str
+    summary: str = NO_SUMMARY
+
+    @property
+    def label(self) -> str:
+        extra = "" if self.summary == NO_SUMMARY else f", summary {self.summary}"
+        return f"{self.model} ({self.protocol}{extra})"
+
+
+EpisodeKey = tuple[str, str, int, int, Condition]
+"""(suite, task, seed, run, condition): what identifies an episode."""
+
+
+@dataclass(frozen=True)
+class Episode:
+    """One episode's result row, with its record directory resolved against its output directory."""
+
+    suite: str
+    task: str
+    seed: int
+    run: int
+    condition: Condition
+    success: bool
+    steps: int | None
+    budget: int | None
+    stop_reason: str
+    checkpoints: dict[str, bool]
+    failed_conditions: tuple[str, ...]
+    record_dir: Path | None
+    duration_s: float | None
+    error: str | None
+    source: Path
+
+    @property
+    def key(self) -> EpisodeKey:
+        return (self.suite, self.task, self.seed, self.run, self.condition)
+
+    @property
+    def status(self) -> Status:
+        """``infra_error`` (the model provider failed), ``error`` (the harness failed) or ``completed``."""
+        if self.stop_reason in ("infra_error", "error"):
+            return self.stop_reason  # type: ignore[return-value]
+        return "completed"
+
+
+@dataclass
+class Records:
+    """The deduplicated episodes of some output directories and what loading them left out."""
+
+    episodes: list[Episode]
+    sources: list[Path]
+    superseded: int = 0
+    """Rows replaced by another row of the same episode."""
+    unreadable: list[str] = field(default_factory=list)
+    """``file:line: problem`` for every row that could not be read."""
+
+
+def load_records(directories: list[Path]) -> Records:
+    """Read ``results.jsonl`` of every directory; raises FileNotFoundError when one has none."""
+    rows: list[Episode] = []
+    unreadable: list[str] = []
+    sources = []
+    for directory in directories:
+        path = Path(directory) / RESULTS_FILE
+        if not path.is_file():
+            raise FileNotFoundError(f"{path} does not exist: not an actloop output directory")
+        sources.append(path.parent.resolve())
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                rows.append(parse_row(json.loads(line), path.parent.resolve()))
+            except (ValueError, KeyError, TypeError) as err:
+                unreadable.append(f"{path}:{number}: {err}")
+    chosen: dict[EpisodeKey, Episode] = {}
+    for episode in rows:
+        previous = chosen.get(episode.key)
+        if previous is None or not (previous.status == "completed" and episode.status != "completed"):
+            chosen[episode.key] = episode
+    return Records(list(chosen.values()), sources, len(rows) - len(chosen), unreadable)
+
+
+def parse_row(row: dict[str, Any], source: Path) -> Episode:
+    """One ``results.jsonl`` row as an :class:`Episode`; raises KeyError/ValueError/TypeError if malformed."""
+    if not isinstance(row, dict):
+        raise TypeError("the row is not a JSON object")
+    record = row.get("record_dir")
+    checkpoints = row.get("checkpoints") or {}
+    if not isinstance(checkpoints, dict):
+        raise TypeError("checkpoints is not an object")
+    return Episode(
+        suite=str(row.get("suite") or "vabench"),
+        task=str(row["task"]),
+        seed=int(row["seed"]),
+        run=int(row["run"]),
+        condition=Condition(
+            str(row["model"]), str(row.get("protocol") or "active"), str(row.get("summary") or NO_SUMMARY)
+        ),
+        success=row.get("success") is True,
+        steps=_int_or_none(row.get("steps")),
+        budget=_int_or_none(row.get("budget")),
+        stop_reason=str(row.get("stop_reason") or "error"),
+        checkpoints={str(k): v is True for k, v in checkpoints.items()},
+        failed_conditions=tuple(str(c) for c in row.get("failed_conditions") or ()),
+        record_dir=(source / record).resolve() if isinstance(record, str) and record else None,
+        duration_s=float(row["duration_s"]) if isinstance(row.get("duration_s"), int | float) else None,
+        error=None if row.get("error") is None else str(row["error"]),
+        source=source,
+    )
+
+
+def _int_or_none(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
