@@ -1,0 +1,101 @@
+"""click_bell_right: checker positives and near-misses, layout ranges."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+import pytest
+
+from actloop.sim.assets.bell import BELL_MODELS, BellModel
+from actloop.sim.robot import FINGER_TRAVEL
+from actloop.vabench.env import SpatialEnv
+from actloop.vabench.task import get_task
+from actloop.vabench.tasks._functional_contact import arm_contact_points, pad_reach
+
+TASK = "click_bell_right"
+SEEDS = {1: 1000, 0: 1003}  # bell model id -> a seed that uses it
+PRESS = "contact_within_25mm_xy_30mm_z"
+
+
+@pytest.fixture(params=sorted(SEEDS), ids=lambda m: f"model{m}")
+def env(request: pytest.FixtureRequest) -> Iterator[SpatialEnv]:
+    environment = SpatialEnv(TASK, SEEDS[request.param])
+    environment.reset()
+    assert environment.task.layout["model_id"] == request.param
+    yield environment
+    environment.close()
+
+
+def _set_gripper(env: SpatialEnv, closed: bool) -> None:
+    """Command the right gripper and put its fingers where the command leads them."""
+    arm = env.context.arms["right"]
+    opening = 0.0 if closed else FINGER_TRAVEL
+    env.world.data.ctrl[arm.gripper_ctrl] = opening
+    env.world.data.qpos[list(arm.finger_qpos)] = opening
+
+
+def _place_bell(
+    env: SpatialEnv, offset: tuple[float, float, float], height: float, closed: bool
+) -> dict[str, bool]:
+    """Teleport the bell so a point ``height`` above its bottom sits at ``offset`` from the pads' tips.
+
+    The pads' tips are the point ``pad_reach`` below GC along the downward approach axis; a positive
+    z offset presses that point into the bell. Returns the evaluated conditions.
+    """
+    arm = env.context.arms["right"]
+    _set_gripper(env, closed)
+    env.world.forward()
+    tip = arm.gc(env.world.data) - np.array([0.0, 0.0, pad_reach(env.context, "right")])
+    origin = tip + np.asarray(offset) - np.array([0.0, 0.0, height])
+    adr = int(env.world.model.joint("bell_joint").qposadr[0])
+    env.world.data.qpos[adr : adr + 3] = origin
+    return env.evaluate().conditions
+
+
+def _model(env: SpatialEnv) -> BellModel:
+    return BELL_MODELS[env.task.layout["model_id"]]
+
+
+def test_button_pressed_with_the_closed_gripper_succeeds(env: SpatialEnv) -> None:
+    conditions = _place_bell(env, (0.0, 0.0, 0.001), _model(env).button_top_z, closed=True)
+    assert conditions == {"gripper_closed": True, PRESS: True}
+    assert all(env.evaluate().checkpoints.values())
+
+
+def test_button_pressed_with_the_open_gripper_fails(env: SpatialEnv) -> None:
+    pad_x = FINGER_TRAVEL + 0.0035  # one open pad's centre, along the closing axis (world x at home)
+    conditions = _place_bell(env, (pad_x, 0.0, 0.001), _model(env).button_top_z, closed=False)
+    assert arm_contact_points(env.context, "right", "bell")
+    assert conditions == {"gripper_closed": False, PRESS: True}
+
+
+def test_closed_gripper_on_the_base_40mm_from_the_button_fails(env: SpatialEnv) -> None:
+    model = _model(env)
+    # Across the closing axis the closed pads' tips span 38-58 mm from the bell's axis: on the base's rim.
+    offset = (0.0, 0.048, 0.001)
+    conditions = _place_bell(env, offset, model.base_height, closed=True)
+    points = arm_contact_points(env.context, "right", "bell")
+    axis = env.world.body_position("bell")
+    assert points and min(np.hypot(*(p - axis)[:2]) for p in points) > 0.035
+    assert conditions == {"gripper_closed": True, PRESS: False}
+
+
+def test_closed_gripper_hovering_5mm_above_the_button_fails(env: SpatialEnv) -> None:
+    conditions = _place_bell(env, (0.0, 0.0, -0.005), _model(env).button_top_z, closed=True)
+    assert not arm_contact_points(env.context, "right", "bell")
+    assert conditions == {"gripper_closed": True, PRESS: False}
+
+
+def test_initial_state_is_not_a_success(env: SpatialEnv) -> None:
+    evaluation = env.evaluate()
+    assert evaluation.success is False
+    assert evaluation.conditions[PRESS] is False
+    assert evaluation.checkpoints == {"approached": False, "pressed": False}
+
+
+def test_layout_respects_table_24_ranges() -> None:
+    layouts = [get_task(TASK)(seed).layout for seed in range(1000, 1100)]
+    for layout in layouts:
+        assert 0.12 <= layout["x"] <= 0.26 and -0.18 <= layout["y"] <= -0.04
+    assert {layout["model_id"] for layout in layouts} == set(range(len(BELL_MODELS))) == {0, 1}
