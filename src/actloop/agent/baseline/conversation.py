@@ -23,6 +23,8 @@ from inspect_ai.model import (
 )
 from PIL import Image
 
+from actloop.protocol.decisions import SEMANTIC_VIEWS
+
 _TAG = re.compile(r"\[baseline (?P<state>\{.*\})\]")
 _VEC = r"\[\s*(-?[\d.]+),\s*(-?[\d.]+),\s*(-?[\d.]+)\s*\]"
 _TASK = re.compile(r"## Task\n(?P<instruction>.+?)(?:\n\n|\n##|$)", re.S)
@@ -43,9 +45,20 @@ class Turn:
 
     instruction: str
     proprio: Proprio
-    image: np.ndarray | None
+    images: list[np.ndarray]
     planner_failed: bool
     state: dict
+
+    @property
+    def passive(self) -> bool:
+        """The passive protocol sends the five semantic views at every observation point."""
+        return len(self.images) == len(SEMANTIC_VIEWS)
+
+    def view(self, name: str) -> np.ndarray | None:
+        """The frame showing the semantic view ``name``: the passive bundle's, or the active camera's."""
+        if self.passive:
+            return self.images[SEMANTIC_VIEWS.index(name)]
+        return self.images[0] if self.images else None
 
 
 def read_turn(messages: list[ChatMessage]) -> Turn | None:
@@ -53,14 +66,14 @@ def read_turn(messages: list[ChatMessage]) -> Turn | None:
     observation = _latest_observation(messages)
     if observation is None:
         return None
-    text, image = observation
+    text, images = observation
     proprio = parse_proprio(text)
     if proprio is None:
         return None
     return Turn(
         instruction=_instruction(messages),
         proprio=proprio,
-        image=image,
+        images=images,
         planner_failed="planner success: no" in text,
         state=_previous_state(messages),
     )
@@ -109,8 +122,8 @@ def _previous_state(messages: list[ChatMessage]) -> dict:
     return {}
 
 
-def _latest_observation(messages: list[ChatMessage]) -> tuple[str, np.ndarray | None] | None:
-    """Text and first image of the most recent user message that carries proprioception."""
+def _latest_observation(messages: list[ChatMessage]) -> tuple[str, list[np.ndarray]] | None:
+    """Text and images of the most recent user message that carries proprioception."""
     for message in reversed(messages):
         if not isinstance(message, ChatMessageUser):
             continue
@@ -118,8 +131,7 @@ def _latest_observation(messages: list[ChatMessage]) -> tuple[str, np.ndarray | 
         text = "\n".join(p.text for p in parts if isinstance(p, ContentText))
         if "GC (finger midpoint)" not in text:
             continue
-        images = [p for p in parts if isinstance(p, ContentImage)]
-        return text, (_decode(images[0].image) if images else None)
+        return text, [_decode(p.image) for p in parts if isinstance(p, ContentImage)]
     return None
 
 

@@ -97,7 +97,7 @@ def _act(step: dict, state: dict, turn: Turn, recipe: Recipe) -> tuple[dict | No
             return _turn_action(step["heading"], step["sym"], p)
         case "grip" if state["tries"] == 0:  # one-shot steps are complete once issued
             return {"action": f"gripper.{step['cmd']}"}, step.get("why", f"{step['cmd']} the gripper")
-        case "look" if state["tries"] == 0:
+        case "look" if state["tries"] == 0 and not turn.passive:  # passive: every view is already here
             return {"action": f"camera.view_{step['view']}"}, f"look {step['view']}"
         case "survey":
             state["plan"][1:1] = _survey(turn, recipe, state["mem"])
@@ -163,9 +163,9 @@ def _turn_action(heading: float, symmetry_deg: float, p: Proprio) -> tuple[dict 
 
 
 def _survey(turn: Turn, recipe: Recipe, mem: dict) -> list[dict]:
-    if turn.image is None:
+    image = turn.view("topdown")
+    if image is None:
         return [{"op": "stop"}]
-    image = turn.image
     camera = views.topdown(turn.proprio.gc, image.shape[1], image.shape[0])
     exclude = tuple(c for c in (recipe.goal_colour, recipe.support_colour) if c)
     region = find(image, recipe.colour, exclude)
@@ -286,9 +286,9 @@ def _hammer_grasp(
 
 
 def _measure(turn: Turn, recipe: Recipe, mem: dict) -> list[dict]:
-    if turn.image is None or "xy" not in mem:
+    image = turn.view("side")
+    if image is None or "xy" not in mem:
         return [{"op": "stop"}]
-    image = turn.image
     camera = views.side(turn.proprio.gc, image.shape[1], image.shape[0])
     xy = np.array(mem["xy"])
     top = top_height_from_side(camera, image, recipe.colour, xy)
