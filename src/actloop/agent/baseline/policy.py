@@ -7,6 +7,7 @@ emits the next decision. The plan is a list of steps:
 - ``turn``: turn the downward gripper about its approach axis so the closing axis has a heading;
 - ``grip``: open or close; ``look``: a semantic camera view;
 - ``survey``, ``measure``: read the frame just taken and expand the plan from what it shows;
+- ``probe``: descend in small steps down to a floor (the episode ends when a press registers);
 - ``retry``: reached only when the task has not ended: start over (up to three attempts).
 """
 
@@ -35,12 +36,15 @@ CARRY_Z = 0.92
 LIFT_M = 0.08
 MAX_ATTEMPTS = 3
 MOVE_TOLERANCE_M = 0.0015
-MAX_TRIES_PER_STEP = 10  # actions spent on one plan step before it is abandoned
+MAX_TRIES_PER_STEP = 20  # actions spent on one plan step before it is abandoned
 MIN_GRASP_Z = TABLE_Z + 0.013
 PLACE_CLEARANCE_M = 0.006
 LEAN_DEG = 30.0  # the published lean of the leaning-pen task
 UPRIGHT_GRASP_BELOW_TOP_M = 0.03
-PRESS_DEPTH_M = 0.004
+PRESS_HOVER_Z = TABLE_Z + 0.14  # above any bell, so the descent starts in free space
+PROBE_STEP_M = 0.008
+HAMMER_GRIP_FROM_HEAD_M = 0.03  # grip the handle this far from where it meets the head
+HAMMER_HEAD_HALF_WIDTH_M = 0.015
 BOWL_DROP_M = 0.035  # release a cube this far above the table inside a bowl
 MAX_EXPANSIONS = 20
 
@@ -99,6 +103,15 @@ def _act(step: dict, state: dict, turn: Turn, recipe: Recipe) -> tuple[dict | No
             return {"action": f"gripper.{step['cmd']}"}, step.get("why", f"{step['cmd']} the gripper")
         case "look" if state["tries"] == 0 and not turn.passive:  # passive: every view is already here
             return {"action": f"camera.view_{step['view']}"}, f"look {step['view']}"
+        case "probe" if p.gc[2] - PROBE_STEP_M >= step["floor"] and not turn.planner_failed:
+            # the episode ends as soon as the press registers, so keep feeling downwards until then
+            action = {
+                "action": "gripper.move_world",
+                "axis": "z",
+                "sign": "-",
+                "distance_mm": PROBE_STEP_M * 1000,
+            }
+            return action, step["why"]
         case "survey":
             state["plan"][1:1] = _survey(turn, recipe, state["mem"])
         case "measure":
@@ -188,7 +201,15 @@ def _survey(turn: Turn, recipe: Recipe, mem: dict) -> list[dict]:
             return _leaning_grasp(image, camera, recipe, target)
         case "hammer":
             return _hammer_grasp(image, camera, recipe, target, mem)
-        case "upright" | "bell":
+        case "bell":
+            x, y = float(target.xy[0]), float(target.xy[1])
+            return [
+                {"op": "grip", "cmd": "close", "why": "close the fingers to press with them"},
+                _mv([x, y, PRESS_HOVER_Z], "xyz", "hover above the bell's centre"),
+                {"op": "probe", "floor": MIN_GRASP_Z, "why": "feel downwards for the button"},
+                {"op": "retry"},
+            ]
+        case "upright":
             mem["xy"] = [float(v) for v in target.xy]
             mem["heading"] = target.heading
             return [
@@ -262,25 +283,36 @@ def _leaning_grasp(image: np.ndarray, camera: views.Pinhole, recipe: Recipe, pen
 def _hammer_grasp(
     image: np.ndarray, camera: views.Pinhole, recipe: Recipe, handle: Seen, mem: dict
 ) -> list[dict]:
-    others = tuple(c for c in (recipe.colour, recipe.goal_colour) if c)
-    head_region = find(image, recipe.support_colour, others)
+    """Grasp the handle next to the head, lift, bring the head over the block and lower it onto it.
+
+    The head is found by its colour when the instruction names one; otherwise it is taken to lie at the
+    handle's far end (away from the robot), as in the task's demonstration.
+    """
     goal = mem.get("goal")
-    if head_region is None or goal is None:
+    if goal is None:
         return [{"op": "stop"}]
-    head = seen_from_topdown(camera, head_region, square=False)
     a, b = ends_along_axis(camera, handle.region, TABLE_Z + handle.thickness)
-    near, far = (a, b) if np.linalg.norm(a - head.xy) < np.linalg.norm(b - head.xy) else (b, a)
+    head_region = None
+    if recipe.support_colour is not None:
+        others = tuple(c for c in (recipe.colour, recipe.goal_colour) if c)
+        head_region = find(image, recipe.support_colour, others)
+    if head_region is not None:
+        head_xy = seen_from_topdown(camera, head_region, square=False).xy
+        near, far = (a, b) if np.linalg.norm(a - head_xy) < np.linalg.norm(b - head_xy) else (b, a)
+    else:
+        near, far = (a, b) if a[1] > b[1] else (b, a)
+        head_xy = near + HAMMER_HEAD_HALF_WIDTH_M * (near - far) / max(np.linalg.norm(near - far), 1e-6)
     direction = (far - near) / max(np.linalg.norm(far - near), 1e-6)
-    xy = near + 0.045 * direction
+    xy = near + HAMMER_GRIP_FROM_HEAD_M * direction
     grasp_z = max(TABLE_Z + handle.thickness / 2, MIN_GRASP_Z)
-    head_offset = head.xy - xy
-    gx, gy = np.asarray(goal["xy"]) - head_offset
-    held = grasp_z - TABLE_Z
+    gx, gy = np.asarray(goal["xy"]) - (head_xy - xy)
+    held = grasp_z - TABLE_Z  # the head's underside is this far below GC while it is held level
     return [
         *_grasp(xy, handle.heading + math.pi / 2, 180.0, grasp_z),
         _mv([None, None, CARRY_Z + 0.04], "z", "lift the hammer"),
-        _mv([float(gx), float(gy), None], "xy", "bring the head over the block"),
-        _mv([None, None, goal["top"] + held - 0.004], "z", "strike the block"),
+        _mv([gx, gy, None], "xy", "bring the head over the block"),
+        _mv([None, None, goal["top"] + held + 0.02], "z", "lower the head towards the block"),
+        {"op": "probe", "floor": goal["top"] + held - 0.02, "why": "strike the block"},
         {"op": "retry"},
     ]
 
@@ -295,14 +327,6 @@ def _measure(turn: Turn, recipe: Recipe, mem: dict) -> list[dict]:
     if top is None:
         return [{"op": "stop"}]
     x, y = float(xy[0]), float(xy[1])
-    if recipe.shape == "bell":
-        return [
-            {"op": "grip", "cmd": "close", "why": "close the fingers to press with them"},
-            _mv([x, y, top + 0.05], "xyz", "hover above the button"),
-            _mv([x, y, top - PRESS_DEPTH_M], "z", "press the button"),
-            _mv([x, y, top - 2 * PRESS_DEPTH_M], "z", "press harder"),
-            {"op": "retry"},
-        ]
     grasp_z = max(top - UPRIGHT_GRASP_BELOW_TOP_M, MIN_GRASP_Z)
     return [
         _mv([x, y, top + 0.03], "z", "hover above the top"),

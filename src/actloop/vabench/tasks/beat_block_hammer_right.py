@@ -79,7 +79,8 @@ class BeatBlockHammerRight(Task):
     """Pick up the hammer by its handle and strike the block with the hammer's head.
 
     Instruction:
-        Pick up the hammer by its handle and hit the top of the blue block with the hammer's head.
+        Pick up the hammer by its brown handle and hit the top of the blue block with the hammer's gray
+        head.
     Randomization:
         Hammer footprint centre x in [0.02, 0.06] m, y in [-0.10, -0.04] m, yaw in [-0.5, 0.5] rad (yaw 0:
         the handle points toward the robot and the head lies at the far end, across world x); the
@@ -102,7 +103,10 @@ class BeatBlockHammerRight(Task):
     """
 
     name = "beat_block_hammer_right"
-    instruction = "Pick up the hammer by its handle and hit the top of the blue block with the hammer's head."
+    instruction = (
+        "Pick up the hammer by its brown handle and hit the top of the blue block "
+        "with the hammer's gray head."
+    )
     budget = 100
     objects_of_interest = ("hammer", "block")
 
