@@ -30,7 +30,7 @@ from actloop.agent.baseline.perception import (
 )
 from actloop.agent.baseline.recipes import Recipe, recipe_for
 
-SURVEY_GC = (0.25, -0.34, 1.05)
+SURVEY_GC = (0.25, -0.32, 1.12)
 HOVER_M = 0.08
 CARRY_Z = 0.92
 LIFT_M = 0.08
@@ -43,6 +43,8 @@ LEAN_DEG = 30.0  # the published lean of the leaning-pen task
 UPRIGHT_GRASP_BELOW_TOP_M = 0.03
 PRESS_HOVER_Z = TABLE_Z + 0.14  # above any bell, so the descent starts in free space
 PROBE_STEP_M = 0.008
+PAD_TOP_M = 0.006  # a target pad is a thin sheet on the table
+BOWL_VIEW_HEIGHT_M = 0.025  # the bowl's visible ring averages to its centre about this high
 HAMMER_GRIP_FROM_HEAD_M = 0.03  # grip the handle this far from where it meets the head
 HAMMER_HEAD_HALF_WIDTH_M = 0.015
 BOWL_DROP_M = 0.035  # release a cube this far above the table inside a bowl
@@ -226,9 +228,13 @@ def _goal(image: np.ndarray, camera: views.Pinhole, recipe: Recipe) -> dict | No
     region = find(image, recipe.goal_colour, tuple(c for c in (recipe.colour,) if c))
     if region is None:
         return None
-    seen = seen_from_topdown(camera, region, square=True)
-    top = TABLE_Z + (seen.thickness if recipe.goal in ("cube", "block") else 0.006)
-    return {"xy": [float(v) for v in seen.xy], "top": top, "heading": seen.heading}
+    if recipe.goal in ("cube", "block"):  # as tall as it is wide
+        seen = seen_from_topdown(camera, region, square=True)
+        xy, top = seen.xy, TABLE_Z + seen.thickness
+    else:  # a flat pad, or a bowl seen as the disc of its floor and wall
+        top = TABLE_Z + (PAD_TOP_M if recipe.goal == "pad" else BOWL_VIEW_HEIGHT_M)
+        xy = camera.point_at_height(region.u, region.v, top)[:2]
+    return {"xy": [float(v) for v in xy], "top": float(top)}
 
 
 def _grasp(xy: np.ndarray, heading: float, sym: float, grasp_z: float) -> list[dict]:
