@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from actloop.protocol.decisions import MoveWorld, SetGripper, Translation
-from actloop.sim.assets.bottle import axis_quat
+from actloop.sim.assets.common import axis_quat
 from actloop.sim.robot import FINGER_TRAVEL
 from actloop.vabench.env import SpatialEnv
 from actloop.vabench.task import get_task

@@ -17,9 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import numpy as np
-
-from actloop.sim.assets.common import OBJECT_GEOM, free_body, hidden_site, rgba
+from actloop.sim.assets.common import free_body, hidden_site, prism_geoms
 
 TOP_GRASP_BELOW_BODY_TOP = 0.008
 """The upright grasp point (GC from above) sits this far below the top of the body section."""
@@ -110,44 +108,6 @@ SODA_BOTTLE = BottleModel(
 """Shorter, wider bottle (64 mm across the body, 160 mm tall): reserved for the held-out variants."""
 
 BOTTLE_MODELS: dict[str, BottleModel] = {m.model_id: m for m in (WATER_BOTTLE, SODA_BOTTLE)}
-
-
-def prism_geoms(
-    name: str, apothem: float, length: float, sides: int, centre_z: float, color: str, mass: float
-) -> str:
-    """A regular ``sides``-gon prism along body z, centred at ``centre_z``, as ``sides / 2`` boxes.
-
-    Box k spans two opposite flats (half-width ``apothem``) and one side length, turned k·360°/sides
-    about z; their union is exactly the polygon. Box 0's flats face ±x, so the prism rests on a flat
-    when body x points down. Geoms are named ``<name>_0`` ... and share ``mass`` equally.
-    """
-    if sides % 2 or sides < 4:
-        raise ValueError(f"a box prism needs an even number of sides >= 4, got {sides}")
-    count = sides // 2
-    half_side = apothem * np.tan(np.pi / sides)
-    geoms = []
-    for k in range(count):
-        angle = 2 * np.pi * k / sides
-        quat = f"{np.cos(angle / 2):.8f} 0 0 {np.sin(angle / 2):.8f}"
-        geoms.append(
-            f'<geom name="{name}_{k}" type="box" size="{apothem:.6f} {half_side:.6f} {length / 2:.6f}" '
-            f'pos="0 0 {centre_z:.6f}" quat="{quat}" mass="{mass / count:.6f}" rgba="{rgba(color)}" '
-            f"{OBJECT_GEOM}/>"
-        )
-    return "\n  ".join(geoms)
-
-
-def axis_quat(yaw_rad: float, elevation_rad: float) -> tuple[float, float, float, float]:
-    """Orientation (w, x, y, z) pointing body z at heading ``yaw_rad`` and ``elevation_rad`` above the
-    table, with body x (the flat of a prism) in the vertical plane, facing down unless upright.
-
-    Elevation 0 lies the object on its side with its long axis along world x at yaw 0; elevation 90°
-    stands it upright.
-    """
-    tilt = np.pi / 2 - elevation_rad  # about body y, applied first; the yaw about world z follows
-    cy, sy = np.cos(tilt / 2), np.sin(tilt / 2)
-    cz, sz = np.cos(yaw_rad / 2), np.sin(yaw_rad / 2)
-    return (float(cz * cy), float(-sz * sy), float(cz * sy), float(sz * cy))
 
 
 def bottle(

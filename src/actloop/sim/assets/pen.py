@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from actloop.sim.assets.bottle import prism_geoms
-from actloop.sim.assets.common import free_body
+from actloop.sim.assets.common import free_body, prism_geoms
 
 PEN_APOTHEM = 0.006
 """Half the flat-to-flat width (12 mm across the flats, 13.9 mm across the corners)."""

@@ -1,4 +1,4 @@
-"""Shared pieces of the bottle and pen families: the upright-bottle scene, the lift predicate,
+"""Shared pieces of the direct-grasp families: the upright-bottle scene, the lift predicate,
 checkpoints and expert moves.
 
 Every direct-grasp family here succeeds when its target is lifted more than 50 mm with the right gripper
@@ -15,7 +15,8 @@ from typing import Any, ClassVar
 import numpy as np
 
 from actloop.protocol.decisions import EnvAction, MoveWorld, SetGripper, Translation
-from actloop.sim.assets.bottle import BottleModel, axis_quat, bottle
+from actloop.sim.assets.bottle import BottleModel, bottle
+from actloop.sim.assets.common import axis_quat
 from actloop.sim.scene import TABLE_TOP_Z
 from actloop.vabench.expert import align_closing_axis, move_gc_to
 from actloop.vabench.predicates import gc_near, grasped, gripper_closed, lift_m
@@ -50,10 +51,13 @@ def long_axis_yaw(ctx: TaskContext, body: str) -> float:
     return float(np.arctan2(axis[1], axis[0]))
 
 
-def grasp_from_above(ctx: TaskContext, point: np.ndarray, heading: float | None) -> Iterator[EnvAction]:
-    """Turn the closing axis to ``heading`` (None: keep it), hover above ``point``, descend, close."""
+def grasp_from_above(
+    ctx: TaskContext, point: np.ndarray, heading: float | None, symmetry_deg: float = LONG_AXIS_SYMMETRY_DEG
+) -> Iterator[EnvAction]:
+    """Turn the closing axis to ``heading`` (None: keep it; modulo the object's ``symmetry_deg``), hover
+    above ``point``, descend, close."""
     if heading is not None:
-        yield from align_closing_axis(ctx, "right", heading, LONG_AXIS_SYMMETRY_DEG)
+        yield from align_closing_axis(ctx, "right", heading, symmetry_deg)
     yield from move_gc_to(ctx, "right", point + np.array([0.0, 0.0, HOVER_M]), order="zxy")
     yield from move_gc_to(ctx, "right", point, order="z")
     yield SetGripper("close", reason="expert: grasp")
@@ -71,6 +75,8 @@ class LiftTask(Task):
     """
 
     target: ClassVar[str]
+    symmetry_deg: ClassVar[float] = LONG_AXIS_SYMMETRY_DEG
+    """Rotational symmetry of the grasp about the vertical (90° for a cube's faces)."""
 
     @abstractmethod
     def grasp_point(self, ctx: TaskContext) -> np.ndarray:
@@ -97,5 +103,5 @@ class LiftTask(Task):
         return {"lift_mm": 1000.0 * lift_m(ctx, self.target)}
 
     def expert(self, ctx: TaskContext) -> Iterator[EnvAction]:
-        yield from grasp_from_above(ctx, self.grasp_point(ctx), self.grasp_heading(ctx))
+        yield from grasp_from_above(ctx, self.grasp_point(ctx), self.grasp_heading(ctx), self.symmetry_deg)
         yield lift()

@@ -23,7 +23,7 @@ from actloop.vabench.predicates import (
     touching,
 )
 from actloop.vabench.task import LIFT_THRESHOLD_M, TaskContext
-from actloop.vabench.tasks.grasp_single_cube import NEAR_XY_M, NEAR_Z_M
+from actloop.vabench.tasks._grasping import NEAR_XY_M, NEAR_Z_M
 
 ARM = "right"
 CUBE_SYMMETRY_DEG = 90.0

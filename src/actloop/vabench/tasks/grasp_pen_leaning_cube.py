@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from actloop.sim.assets.blocks import cube
-from actloop.sim.assets.bottle import axis_quat
+from actloop.sim.assets.common import axis_quat
 from actloop.sim.assets.pen import PEN_APOTHEM, PEN_LENGTH, pen
 from actloop.sim.scene import TABLE_TOP_Z
 from actloop.vabench.task import TaskContext, register_task

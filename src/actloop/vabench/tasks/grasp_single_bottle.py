@@ -6,7 +6,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from actloop.sim.assets.bottle import WATER_BOTTLE, BottleModel, axis_quat, bottle
+from actloop.sim.assets.bottle import WATER_BOTTLE, BottleModel, bottle
+from actloop.sim.assets.common import axis_quat
 from actloop.sim.scene import TABLE_TOP_Z
 from actloop.vabench.predicates import site_position
 from actloop.vabench.task import TaskContext, register_task

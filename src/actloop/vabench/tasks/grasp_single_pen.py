@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from actloop.sim.assets.bottle import axis_quat
+from actloop.sim.assets.common import axis_quat
 from actloop.sim.assets.pen import PEN_APOTHEM, pen
 from actloop.sim.scene import TABLE_TOP_Z
 from actloop.vabench.task import TaskContext, register_task
