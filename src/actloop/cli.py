@@ -1,4 +1,4 @@
-"""The ``actloop`` command line: tasks, verify-seeds, run, demo, bench, report, view."""
+"""The ``actloop`` command line: tasks, verify-seeds, demos, learn, run, demo, bench, report, view."""
 
 from __future__ import annotations
 
@@ -16,6 +16,8 @@ from rich.table import Table
 console = Console(width=None if sys.stdout.isatty() else 140)
 SUITES = ("vabench",)
 DEMO_TASK = "grasp_single_cube"
+DEFAULT_DEMOS = Path("runs/demos")
+DEFAULT_SUMMARIES = Path("runs/summaries")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -42,6 +44,20 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--check", action="store_true", help="only confirm that manifest scene hashes reproduce")
     p.add_argument("--out", type=Path, help="manifest directory (default: the package's manifests)")
     p.set_defaults(handler=cmd_verify_seeds)
+
+    p = sub.add_parser("demos", help="film each task's expert on its demonstration seed (MP4 + frames)")
+    p.add_argument("--suite", choices=SUITES, default="vabench")
+    p.add_argument("--tasks", default="all", help="comma-separated task names, or 'all'")
+    p.add_argument("--out", type=Path, default=DEFAULT_DEMOS, help="demonstrations directory")
+    p.set_defaults(handler=cmd_demos)
+
+    p = sub.add_parser("learn", help="let a model study each task's demonstration and store its summary")
+    p.add_argument("--suite", choices=SUITES, default="vabench")
+    p.add_argument("--tasks", required=True, help="comma-separated task names, or 'all'")
+    _add_model_arguments(p)
+    p.add_argument("--demos", type=Path, default=DEFAULT_DEMOS, help="demonstrations (filmed if missing)")
+    p.add_argument("--summaries", type=Path, default=DEFAULT_SUMMARIES, help="summary store")
+    p.set_defaults(handler=cmd_learn)
 
     p = sub.add_parser("run", help="evaluate a model on manifest seeds")
     _add_run_arguments(p)
@@ -78,6 +94,23 @@ def _add_run_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seeds", type=int, default=20, help="use the first N manifest seeds of each task")
     p.add_argument("--seed-list", help="comma-separated explicit seeds (must be manifest seeds)")
     p.add_argument("--runs", type=int, default=1, help="independent runs over the same seeds")
+    _add_model_arguments(p)
+    p.add_argument("--protocol", choices=("active", "passive"), default="active")
+    p.add_argument(
+        "--summary",
+        default="none",
+        metavar="own|shared:MODEL|none",
+        help="demonstration summary in the prompt: the model's own, another model's, or none",
+    )
+    p.add_argument("--summaries", type=Path, default=DEFAULT_SUMMARIES, help="summary store (see learn)")
+    p.add_argument("--context-limit", type=int, help="the model's context size in tokens (compaction)")
+    p.add_argument("--price-in", type=float, help="USD per million input tokens, for the recorded cost")
+    p.add_argument("--price-out", type=float, help="USD per million output tokens")
+    p.add_argument("--workers", type=int, default=1, help="episodes run at once, each in its own process")
+    p.add_argument("--out", type=Path, required=True, help="output directory")
+
+
+def _add_model_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--model", required=True, help="Inspect model, e.g. actloop/baseline, openai/gpt-4o")
     p.add_argument(
         "-M",
@@ -87,11 +120,13 @@ def _add_run_arguments(p: argparse.ArgumentParser) -> None:
         metavar="KEY=VALUE",
         help="model argument (e.g. decisions=path.json for actloop/replay)",
     )
-    p.add_argument("--protocol", choices=("active", "passive"), default="active")
-    p.add_argument("--workers", type=int, default=1, help="episodes run at once, each in its own process")
-    p.add_argument("--out", type=Path, required=True, help="output directory")
+    p.add_argument("--model-base-url", help="provider endpoint (e.g. a local vLLM or Ollama server)")
     p.add_argument("--temperature", type=float)
     p.add_argument("--max-tokens", type=int)
+    p.add_argument(
+        "--max-retries", type=int, help="provider retries on rate limits and 5xx (default: Inspect's)"
+    )
+    p.add_argument("--timeout", type=int, help="seconds before a provider request is abandoned and retried")
 
 
 def cmd_tasks(args: argparse.Namespace) -> int:
@@ -172,11 +207,9 @@ def _select_episodes(
     tasks_arg: str, n_seeds: int, seed_list: str | None, runs: int
 ) -> list[tuple[str, int, int]]:
     from actloop.vabench.seeds import load_manifest
-    from actloop.vabench.task import task_names
 
-    tasks = task_names() if tasks_arg == "all" else [t.strip() for t in tasks_arg.split(",") if t.strip()]
     episodes = []
-    for task in tasks:
+    for task in _task_list(tasks_arg):
         manifest_seeds = load_manifest(task).seed_list()
         if seed_list:
             seeds = [int(s) for s in seed_list.split(",")]
@@ -201,6 +234,41 @@ def _model_args(pairs: list[str]) -> dict[str, Any]:
     return out
 
 
+def _task_list(tasks_arg: str) -> list[str]:
+    from actloop.vabench.task import get_task, task_names
+
+    tasks = task_names() if tasks_arg == "all" else [t.strip() for t in tasks_arg.split(",") if t.strip()]
+    for task in tasks:
+        get_task(task)  # unknown names fail here, listing the known ones
+    return tasks
+
+
+def _generate_args(args: argparse.Namespace) -> dict[str, Any]:
+    """Generation settings given on the command line (the rest stay at the provider's defaults)."""
+    values = {
+        "temperature": args.temperature,
+        "max_tokens": args.max_tokens,
+        "max_retries": args.max_retries,
+        "timeout": args.timeout,
+    }
+    return {k: v for k, v in values.items() if v is not None}
+
+
+def _harness(args: argparse.Namespace, tasks: list[str]) -> Any:
+    from actloop.agent.options import DEFAULT_CONTEXT_LIMIT, HarnessOptions
+    from actloop.agent.summaries import resolve_summaries
+    from actloop.vabench.task import get_task
+
+    summary_tasks = {t: getattr(get_task(t), "base_task", None) or t for t in tasks}
+    return HarnessOptions(
+        context_limit=args.context_limit or DEFAULT_CONTEXT_LIMIT,
+        price_in=args.price_in,
+        price_out=args.price_out,
+        summary=args.summary,
+        summaries=resolve_summaries(args.summary, args.model, summary_tasks, args.summaries),
+    )
+
+
 def _run(
     episodes: list[tuple[str, int, int]],
     model: str,
@@ -208,32 +276,81 @@ def _run(
     out: Path,
     workers: int,
     protocol: str,
-    generate: dict[str, Any],
+    **options: Any,
 ) -> list[dict[str, Any]]:
     from actloop.agent.run import evaluate
 
     out.mkdir(parents=True, exist_ok=True)
     console.print(f"running {len(episodes)} episode(s) of {model} with {workers} worker(s) -> {out}")
-    return evaluate(episodes, model, model_args, out, workers=workers, protocol=protocol, **generate)
+    return evaluate(episodes, model, model_args, out, workers=workers, protocol=protocol, **options)
 
 
 def cmd_run(args: argparse.Namespace) -> int:
     episodes = _select_episodes(args.tasks, args.seeds, args.seed_list, args.runs)
-    generate = {
-        k: v
-        for k, v in {"temperature": args.temperature, "max_tokens": args.max_tokens}.items()
-        if v is not None
-    }
+    harness = _harness(args, sorted({task for task, _, _ in episodes}))
     rows = _run(
-        episodes, args.model, _model_args(args.model_arg), args.out, args.workers, args.protocol, generate
+        episodes,
+        args.model,
+        _model_args(args.model_arg),
+        args.out,
+        args.workers,
+        args.protocol,
+        harness=harness,
+        model_base_url=args.model_base_url,
+        **_generate_args(args),
     )
     print_results(rows)
     return 0
 
 
+def cmd_demos(args: argparse.Namespace) -> int:
+    from actloop.vabench.demonstration import record_demonstration
+
+    for task in _task_list(args.tasks):
+        demo = record_demonstration(task, args.out)
+        console.print(f"{task}: seed {demo.seed}, {demo.video_frames} video frames -> {args.out / task}")
+    return 0
+
+
+def cmd_learn(args: argparse.Namespace) -> int:
+    from actloop.agent.learn_run import learn
+    from actloop.vabench.demonstration import load_demonstration, record_demonstration
+
+    tasks = _task_list(args.tasks)
+    for task in tasks:
+        try:
+            load_demonstration(args.demos, task)
+        except FileNotFoundError:
+            console.print(f"{task}: filming the demonstration")
+            record_demonstration(task, args.demos)
+    rows = learn(
+        tasks,
+        args.model,
+        _model_args(args.model_arg),
+        args.demos,
+        args.summaries,
+        model_base_url=args.model_base_url,
+        **_generate_args(args),
+    )
+    table = Table(title=f"learning phase of {args.model}")
+    for col in ("task", "accepted", "frames inspected", "model calls", "stop", "summary"):
+        table.add_column(col)
+    for row in rows:
+        table.add_row(
+            str(row["task"]),
+            "yes" if row.get("accepted") else "no",
+            str(row.get("frames_seen", [])),
+            str(row.get("model_calls", "")),
+            str(row.get("stop_reason", row.get("error", ""))),
+            str(row.get("summary_path", "")),
+        )
+    console.print(table)
+    return 0 if all(row.get("accepted") for row in rows) else 1
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     episodes = _select_episodes(DEMO_TASK, args.seeds, None, 1)
-    rows = _run(episodes, "actloop/baseline", {}, args.out, args.workers, "active", {})
+    rows = _run(episodes, "actloop/baseline", {}, args.out, args.workers, "active")
     print_results(rows)
     return 0
 

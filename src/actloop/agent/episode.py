@@ -49,9 +49,11 @@ class EpisodeLoop:
         messages: list[ChatMessage],
         recorder: EpisodeRecorder,
         policy: ContextPolicy | None = None,
+        summary: str | None = None,
     ) -> None:
         self.env = env
         self.policy = policy or ContextPolicy()
+        self.summary = summary
         self.model = model
         self.messages = messages
         self.recorder = recorder
@@ -64,7 +66,7 @@ class EpisodeLoop:
         """Play the episode to its end and return why it ended; ``start`` goes into ``episode_start``."""
         first = await anyio.to_thread.run_sync(self.env.reset)
         space = self.env.action_space
-        prompt = system_prompt(self.env.instruction, space, self.env.budget)
+        prompt = system_prompt(self.env.instruction, space, self.env.budget, self.summary)
         self.recorder.event(
             "episode_start",
             {

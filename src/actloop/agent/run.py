@@ -76,10 +76,12 @@ def evaluate(
         **generate_args,
     )
     specs = [EpisodeSpec(SUITE, name, seed, run, protocol) for name, seed, run in episodes]
-    return _rows(specs, logs, model, out_dir)
+    return _rows(specs, logs, model, out_dir, (harness or HarnessOptions()).summary)
 
 
-def _rows(specs: list[EpisodeSpec], logs: list[EvalLog], model: str, out_dir: Path) -> list[dict[str, Any]]:
+def _rows(
+    specs: list[EpisodeSpec], logs: list[EvalLog], model: str, out_dir: Path, summary: str
+) -> list[dict[str, Any]]:
     found: dict[str, dict[str, Any]] = {}
     errors: dict[str, str] = {}
     log_error = "; ".join(log.error.message for log in logs if log.error) or "the episode did not run"
@@ -94,13 +96,13 @@ def _rows(specs: list[EpisodeSpec], logs: list[EvalLog], model: str, out_dir: Pa
     for spec in specs:
         row = found.get(spec.name)
         if row is None:
-            row = _error_row(spec, model, errors.get(spec.name, log_error))
+            row = _error_row(spec, model, summary, errors.get(spec.name, log_error))
             append_result(out_dir, row)
         rows.append(row)
     return rows
 
 
-def _error_row(spec: EpisodeSpec, model: str, error: str) -> dict[str, Any]:
+def _error_row(spec: EpisodeSpec, model: str, summary: str, error: str) -> dict[str, Any]:
     return {
         "suite": spec.suite,
         "task": spec.task,
@@ -108,6 +110,7 @@ def _error_row(spec: EpisodeSpec, model: str, error: str) -> dict[str, Any]:
         "run": spec.run,
         "model": model,
         "protocol": spec.protocol,
+        "summary": summary,
         "success": False,
         "steps": 0,
         "budget": None,

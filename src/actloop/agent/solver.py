@@ -113,7 +113,14 @@ class _Episode:
         loop: EpisodeLoop | None = None
         try:
             env = await anyio.to_thread.run_sync(build_env)
-            loop = EpisodeLoop(env, self.model, self.messages, self.recorder, self.options.context_policy)
+            loop = EpisodeLoop(
+                env,
+                self.model,
+                self.messages,
+                self.recorder,
+                self.options.context_policy,
+                self.options.summaries.get(self.spec.task),
+            )
             stop_reason: StopReason = await loop.run({**asdict(self.spec), "model": str(self.model), **start})
             return self._finish(loop, stop_reason)
         except ModelFailure as exc:
@@ -139,6 +146,7 @@ class _Episode:
             "run": self.spec.run,
             "model": str(self.model),
             "protocol": self.spec.protocol,
+            "summary": self.options.summary,
             "success": bool(last and last.evaluation.success),
             "steps": last.observation.step if last else 0,
             "budget": last.observation.budget if last else None,

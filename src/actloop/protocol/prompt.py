@@ -80,7 +80,7 @@ def system_prompt(instruction: str, space: ActionSpace, budget: int, summary: st
     ]
     if summary:
         sections.append(
-            "## Demonstration summary\nYou wrote this from a video of a successful execution of this task. "
+            "## Demonstration summary\nWritten from a video of a successful execution of this task. "
             "Object positions in your episode differ, so use it for the procedure, not for numbers.\n"
             + summary.strip()
         )

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import mujoco
@@ -36,6 +38,8 @@ class World:
     def __init__(self, model: mujoco.MjModel) -> None:
         self.model = model
         self.data = mujoco.MjData(model)
+        self._observer: tuple[Callable[[World], None], int] | None = None
+        self._steps_since_observed = 0
         mujoco.mj_forward(model, self.data)
 
     @property
@@ -44,7 +48,30 @@ class World:
 
     def step(self, n: int = 1) -> None:
         """Advance the physics by ``n`` timesteps with the current controls."""
-        mujoco.mj_step(self.model, self.data, nstep=n)
+        if self._observer is None:
+            mujoco.mj_step(self.model, self.data, nstep=n)
+            return
+        callback, every = self._observer
+        for _ in range(n):
+            mujoco.mj_step(self.model, self.data)
+            self._steps_since_observed += 1
+            if self._steps_since_observed >= every:
+                self._steps_since_observed = 0
+                callback(self)
+
+    @contextmanager
+    def observe(self, callback: Callable[[World], None], every_n_steps: int) -> Iterator[None]:
+        """Call ``callback(world)`` after every ``every_n_steps`` physics steps inside the block.
+
+        Observation reads state only, so a run with an observer is bit-identical to one without.
+        """
+        if every_n_steps < 1:
+            raise ValueError("every_n_steps must be at least 1")
+        self._observer, self._steps_since_observed = (callback, every_n_steps), 0
+        try:
+            yield
+        finally:
+            self._observer = None
 
     def forward(self) -> None:
         """Recompute derived quantities (poses, contacts) for the current state without stepping."""

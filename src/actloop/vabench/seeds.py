@@ -20,6 +20,7 @@ from pathlib import Path
 import mujoco
 import numpy as np
 
+from actloop.protocol.step import StepResult
 from actloop.vabench.env import SpatialEnv
 
 FIRST_CANDIDATE = 1000
@@ -123,7 +124,11 @@ def settling_check(env: SpatialEnv) -> tuple[bool, float, str]:
 
 def run_expert(env: SpatialEnv) -> tuple[bool, int, str]:
     """Execute the expert from reset; returns (terminal success, steps used, reason)."""
-    result = env.reset()
+    return play_expert(env, env.reset())
+
+
+def play_expert(env: SpatialEnv, result: StepResult) -> tuple[bool, int, str]:
+    """Execute the expert from the env's current state (``result`` is its latest step result)."""
     for action in env.task.expert(env.context):
         result = env.step(action)
         feedback = result.observation.feedback

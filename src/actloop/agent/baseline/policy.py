@@ -20,6 +20,7 @@ from inspect_ai.model import ChatMessage
 
 from actloop.agent.baseline import views
 from actloop.agent.baseline.conversation import Proprio, Turn, emit, read_turn
+from actloop.agent.baseline.learner import decide_learning, is_learning
 from actloop.agent.baseline.perception import (
     TABLE_Z,
     Seen,
@@ -53,6 +54,8 @@ MAX_EXPANSIONS = 20
 
 def decide(messages: list[ChatMessage]) -> str:
     """The next decision as JSON text, from the conversation so far."""
+    if is_learning(messages):
+        return decide_learning(messages)
     turn = read_turn(messages)
     if turn is None:
         return emit({"stop": True}, {}, "no observation with right-arm proprioception to act on")
