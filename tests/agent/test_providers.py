@@ -3,6 +3,7 @@ loopback fake server: wire formats, retries on 429, infra errors on persistent 5
 
 from __future__ import annotations
 
+import base64
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,6 +13,7 @@ import pytest
 from fake_providers import FakeProviders, serve
 
 from actloop.agent.run import evaluate
+from actloop.protocol.decisions import INCREMENTAL_CAMERA_ACTIONS, SEMANTIC_VIEWS
 
 pytestmark = pytest.mark.filterwarnings("ignore:The 'initial' parameter is deprecated:DeprecationWarning")
 HERE = Path(__file__).resolve().parent
@@ -146,3 +148,41 @@ def test_malformed_json_gets_a_repair_message_and_the_episode_proceeds(
     assert any(
         e["type"] == "decision_rejected" and e["data"]["kind"] == "json" for e in events(tmp_path, row)
     )
+
+
+def test_a_passive_request_carries_the_five_views_in_order_and_no_camera_action(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    camera = '{"action": "camera.view_side"}'
+    stop = '{"stop": true, "reason": "done looking"}'
+    provider = PROVIDERS["openai-chat"]
+    monkeypatch.setenv("OPENAI_API_KEY", "dummy-key")
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
+    with serve([camera, MOVE, stop]) as server:
+        (row,) = evaluate(
+            [("grasp_single_cube", 1000, 1)],
+            provider.model,
+            provider.model_args,
+            tmp_path,
+            protocol="passive",
+            isolation="inline",
+            model_base_url=server.base_url,
+            max_retries=0,
+            timeout=30,
+        )
+    assert (row["stop_reason"], row["steps"], row["repairs"]) == ("stop", 1, 1)
+    first, repair, after_move = (body for _, body in server.requests)
+    system = provider.system_text(first)
+    camera_actions = [f"view_{v}" for v in SEMANTIC_VIEWS] + list(INCREMENTAL_CAMERA_ACTIONS)
+    assert not [a for a in camera_actions if a in system]  # only the camera.history tool remains
+    frames = tmp_path / row["record_dir"] / "frames"
+    for body, step in ((first, 0), (after_move, 1)):
+        _, images = provider.last_user_parts(body)
+        expected = [
+            "data:image/png;base64,"
+            + base64.b64encode((frames / f"step{step:03d}_{view}.png").read_bytes()).decode()
+            for view in SEMANTIC_VIEWS
+        ]
+        assert images == expected  # exactly the five views, in the fixed order
+    texts, images = provider.last_user_parts(repair)
+    assert images == [] and "camera actions are not available in this protocol" in " ".join(texts)
