@@ -1,4 +1,5 @@
-"""The ``actloop`` command line: tasks, verify-seeds, demos, learn, run, demo, bench, report, view."""
+"""The ``actloop`` command line: tasks, verify-seeds, demos, learn, run, demo, bench, report, replay,
+view."""
 
 from __future__ import annotations
 
@@ -81,6 +82,10 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--out", type=Path, help="report directory (default: the first DIR/report)")
     p.add_argument("--no-viewers", action="store_true", help="do not write viewer.html into episode records")
     p.set_defaults(handler=cmd_report)
+
+    p = sub.add_parser("replay", help="re-execute recorded episodes and confirm they reproduce exactly")
+    p.add_argument("record_dirs", type=Path, nargs="+", metavar="RECORD_DIR", help="episode record dirs")
+    p.set_defaults(handler=cmd_replay)
 
     p = sub.add_parser("view", help="write the trajectory viewer (viewer.html) of one episode record")
     p.add_argument("record_dir", type=Path, metavar="RECORD_DIR", help="an episode's record directory")
@@ -346,6 +351,28 @@ def cmd_learn(args: argparse.Namespace) -> int:
         )
     console.print(table)
     return 0 if all(row.get("accepted") for row in rows) else 1
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    from actloop.records.reexecute import reexecute
+
+    failures = 0
+    for record_dir in args.record_dirs:
+        check = reexecute(record_dir)
+        if check.identical:
+            final = check.final_state_hash[:12] if check.final_state_hash else "-"
+            console.print(
+                f"[green]identical[/green] {record_dir}: {check.steps} steps, "
+                f"success {check.replayed_success}, final state {final}"
+            )
+            continue
+        failures += 1
+        console.print(f"[red]differs[/red] {record_dir}:")
+        for line in check.mismatches:
+            console.print(f"  {line}")
+        if check.recorded_success != check.replayed_success:
+            console.print(f"  success: recorded {check.recorded_success}, replayed {check.replayed_success}")
+    return 1 if failures else 0
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
