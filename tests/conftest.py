@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import pytest
 
@@ -14,8 +15,25 @@ SEED = 1000
 
 
 @pytest.fixture
-def env() -> Iterator[SpatialEnv]:
-    environment = SpatialEnv(TASK, SEED)
-    environment.reset()
-    yield environment
-    environment.close()
+def make_env() -> Iterator[Callable[..., SpatialEnv]]:
+    """A factory of environments, each built as ``SpatialEnv(task, seed, **kwargs)``, reset unless
+    ``reset=False``, and closed when the test ends."""
+    made: list[SpatialEnv] = []
+
+    def make(task: str, seed: int = SEED, *, reset: bool = True, **kwargs: Any) -> SpatialEnv:
+        environment = SpatialEnv(task, seed, **kwargs)
+        made.append(environment)
+        if reset:
+            environment.reset()
+        return environment
+
+    yield make
+    for environment in made:
+        environment.close()
+
+
+@pytest.fixture
+def env(request: pytest.FixtureRequest, make_env: Callable[..., SpatialEnv]) -> SpatialEnv:
+    """The reset environment of the test module's ``TASK`` at its ``SEED``; a module without them gets
+    grasp_single_cube at seed 1000."""
+    return make_env(getattr(request.module, "TASK", TASK), getattr(request.module, "SEED", SEED))

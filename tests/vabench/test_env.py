@@ -6,6 +6,8 @@ import dataclasses
 import multiprocessing as mp
 import re
 
+from scene_edit import MakeEnv
+
 from actloop.protocol.decisions import CameraAction, MoveWorld, RotateLocal, SetGripper, Translation
 from actloop.protocol.observation import ArmState, Feedback, Frame, Observation
 from actloop.vabench.env import SpatialEnv
@@ -80,24 +82,21 @@ def test_unavailable_arm_and_out_of_range_values_are_refused_without_budget(env:
         assert result.observation.step == 0
 
 
-def test_passive_protocol_gives_five_views_in_fixed_order_and_refuses_camera() -> None:
-    env = SpatialEnv(TASK, SEED, protocol="passive")
-    try:
-        first = env.reset()
-        assert [f.view for f in first.observation.frames] == [
-            "topdown",
-            "side",
-            "front_side_45",
-            "side_top_45",
-            "oblique_45",
-        ]
-        refused = env.step(CameraAction("view_topdown"))
-        assert not refused.dispatched
-        after = env.step(MoveWorld(Translation("z", "-", 20.0)))
-        assert len(after.observation.frames) == 5
-        assert env.action_space.camera_actions() == ()
-    finally:
-        env.close()
+def test_passive_protocol_gives_five_views_in_fixed_order_and_refuses_camera(make_env: MakeEnv) -> None:
+    env = make_env(TASK, SEED, reset=False, protocol="passive")
+    first = env.reset()
+    assert [f.view for f in first.observation.frames] == [
+        "topdown",
+        "side",
+        "front_side_45",
+        "side_top_45",
+        "oblique_45",
+    ]
+    refused = env.step(CameraAction("view_topdown"))
+    assert not refused.dispatched
+    after = env.step(MoveWorld(Translation("z", "-", 20.0)))
+    assert len(after.observation.frames) == 5
+    assert env.action_space.camera_actions() == ()
 
 
 def test_observation_carries_only_allowed_fields() -> None:

@@ -1,34 +1,21 @@
-"""place_cube_in_bowl: the bowl asset, checker positives and near-misses, layout ranges."""
+"""place_cube_in_bowl: the bowl asset, checker positives and near-misses.
+
+Reset state and layout ranges: test_families.py.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import numpy as np
 import pytest
+from scene_edit import settle, stage_placement, teleport, unmet
 
 from actloop.sim.assets.bowl import BOWL_HEIGHT, BOWL_INNER_BOTTOM_RADIUS, BOWL_RIM_RADIUS
 from actloop.sim.assets.common import yaw_quat
 from actloop.vabench.env import SpatialEnv
-from actloop.vabench.task import get_task
 from actloop.vabench.tasks.place_cube_in_bowl import PLACEMENT
 
-TASK = "place_cube_in_bowl"
+TASK = "place_cube_in_bowl"  # the conftest ``env`` fixture builds it at seed 1000
 REST = PLACEMENT.rest_height_m - 0.0005  # resting on the floor, 0.5 mm into it so the contact exists
-
-
-@pytest.fixture
-def env() -> Iterator[SpatialEnv]:
-    environment = SpatialEnv(TASK, 1000)
-    environment.reset()
-    yield environment
-    environment.close()
-
-
-def _teleport(env: SpatialEnv, body: str, pos: np.ndarray, yaw: float = 0.0) -> None:
-    adr = int(env.world.model.joint(f"{body}_joint").qposadr[0])
-    env.world.data.qpos[adr : adr + 3] = pos
-    env.world.data.qpos[adr + 3 : adr + 7] = yaw_quat(yaw)
 
 
 def _state(
@@ -39,15 +26,17 @@ def _state(
     bowl_shift: float = 0.0,
 ) -> set[str]:
     """Put the cube at ``offset`` from the bowl origin (after a lift if ``lifted``); failing names."""
-    start = env.context.initial_positions["cube"]
-    if lifted:
-        _teleport(env, "cube", start + np.array([0.0, 0.0, 0.06]))
-        env.evaluate()  # latches previously_lifted
-    bowl = env.context.initial_positions["bowl"] + np.array([bowl_shift, 0.0, 0.0])
-    _teleport(env, "bowl", bowl)
-    _teleport(env, "cube", bowl + np.array(offset), yaw=0.3)
-    env.world.data.ctrl[env.context.arms["right"].gripper_ctrl] = 0.0 if closed else 0.04
-    return {name for name, ok in env.evaluate().conditions.items() if not ok}
+    stage_placement(
+        env,
+        "cube",
+        "bowl",
+        offset,
+        yaw_quat(0.3),
+        lifted=lifted,
+        goal_shift=(bowl_shift, 0.0, 0.0),
+        closed=closed,
+    )
+    return set(unmet(env.evaluate().conditions))
 
 
 def test_cube_resting_in_the_bowl_succeeds(env: SpatialEnv) -> None:
@@ -88,9 +77,8 @@ def test_a_dropped_cube_comes_to_rest_inside_and_barely_moves_the_bowl(
     env: SpatialEnv, dx: float, yaw: float
 ) -> None:
     bowl = env.context.initial_positions["bowl"]
-    _teleport(env, "cube", bowl + np.array([dx, 0.01, 0.08]), yaw)
-    env.world.data.qvel[:] = 0.0
-    env.world.step(600)
+    teleport(env, "cube", bowl + np.array([dx, 0.01, 0.08]), yaw_quat(yaw))
+    settle(env, 600, from_rest=True)
     metrics = env.evaluate().metrics
     assert 15.0 <= metrics["relative_height_mm"] <= 35.0
     assert metrics["center_distance_mm"] < 55.0
@@ -108,17 +96,3 @@ def test_bowl_settles_upright_and_weighs_0_4_kg(env: SpatialEnv) -> None:
     assert model.body_subtreemass[model.body("bowl").id] == pytest.approx(0.4)
     assert env.world.body_position("bowl")[2] == pytest.approx(0.74, abs=5e-4)
     assert env.world.body_rotation("bowl")[2, 2] > 0.9999
-
-
-def test_initial_state_is_not_a_success(env: SpatialEnv) -> None:
-    evaluation = env.evaluate()
-    assert evaluation.success is False
-    assert not any(evaluation.checkpoints.values())
-
-
-def test_layout_respects_table_23_ranges() -> None:
-    for seed in range(1000, 1100):
-        layout = get_task(TASK)(seed).layout
-        assert 0.10 <= layout["bowl_x"] <= 0.14 and 0.0 <= layout["bowl_y"] <= 0.04
-        assert 0.22 <= layout["cube_x"] <= 0.27 and -0.17 <= layout["cube_y"] <= -0.10
-        assert -np.pi / 4 <= layout["cube_yaw"] <= np.pi / 4

@@ -14,6 +14,11 @@ from actloop.vabench.tasks._grasping import LiftTask
 CUBE_HALF = 0.022
 
 
+def red_cube(x: float, y: float, yaw: float) -> str:
+    """The cube families' 44 mm red cube ``cube``, standing on the table at ``(x, y)`` with ``yaw``."""
+    return cube("cube", (x, y, TABLE_TOP_Z + CUBE_HALF), yaw, half_size=CUBE_HALF, color="red")
+
+
 @register_task
 class GraspSingleCube(LiftTask):
     """Grasp the cube on the table and lift it.
@@ -45,8 +50,7 @@ class GraspSingleCube(LiftTask):
         }
 
     def objects(self) -> tuple[str, ...]:
-        pos = (self.layout["x"], self.layout["y"], TABLE_TOP_Z + CUBE_HALF)
-        return (cube("cube", pos, self.layout["yaw"], half_size=CUBE_HALF, color="red"),)
+        return (red_cube(self.layout["x"], self.layout["y"], self.layout["yaw"]),)
 
     def grasp_point(self, ctx: TaskContext) -> np.ndarray:
         return ctx.world.body_position("cube")

@@ -8,13 +8,12 @@ from typing import Any
 import numpy as np
 
 from actloop.protocol.decisions import EnvAction
-from actloop.sim.assets.blocks import cube
 from actloop.sim.assets.bowl import BOWL_FLOOR_THICKNESS, bowl
 from actloop.sim.scene import TABLE_TOP_Z
 from actloop.vabench.predicates import displacement_m, gripper_closed, lift_m, previously_lifted, touching
 from actloop.vabench.task import Task, TaskContext, register_task
 from actloop.vabench.tasks._placing import ARM, Placement, uniform
-from actloop.vabench.tasks.grasp_single_cube import CUBE_HALF
+from actloop.vabench.tasks.grasp_single_cube import CUBE_HALF, red_cube
 
 CENTER_DISTANCE_M = 0.055
 RELATIVE_HEIGHT_M = (0.015, 0.095)
@@ -71,10 +70,9 @@ class PlaceCubeInBowl(Task):
 
     def objects(self) -> tuple[str, ...]:
         layout = self.layout
-        cube_pos = (layout["cube_x"], layout["cube_y"], TABLE_TOP_Z + CUBE_HALF)
         return (
             bowl("bowl", (layout["bowl_x"], layout["bowl_y"]), TABLE_TOP_Z),
-            cube("cube", cube_pos, layout["cube_yaw"], half_size=CUBE_HALF, color="red"),
+            red_cube(layout["cube_x"], layout["cube_y"], layout["cube_yaw"]),
         )
 
     def conditions(self, ctx: TaskContext) -> dict[str, bool]:

@@ -14,7 +14,7 @@ from actloop.sim.scene import TABLE_TOP_Z
 from actloop.vabench.predicates import displacement_m, gripper_closed, lift_m, previously_lifted, touching
 from actloop.vabench.task import Task, TaskContext, register_task
 from actloop.vabench.tasks._placing import ARM, Placement, body_yaw, uniform
-from actloop.vabench.tasks.grasp_single_cube import CUBE_HALF
+from actloop.vabench.tasks.grasp_single_cube import CUBE_HALF, red_cube
 
 BASE_HALF = 0.024
 """48 mm: larger than the red cube, yet a stacked red cube sits below the 50 mm lift threshold, so
@@ -101,13 +101,7 @@ class PlaceCubeOnCube(Task):
                 color="green",
                 mass=BASE_MASS,
             ),
-            cube(
-                "cube",
-                (layout["cube_x"], layout["cube_y"], TABLE_TOP_Z + CUBE_HALF),
-                layout["cube_yaw"],
-                half_size=CUBE_HALF,
-                color="red",
-            ),
+            red_cube(layout["cube_x"], layout["cube_y"], layout["cube_yaw"]),
         )
 
     def conditions(self, ctx: TaskContext) -> dict[str, bool]:

@@ -8,12 +8,12 @@ from typing import Any
 import numpy as np
 
 from actloop.protocol.decisions import EnvAction
-from actloop.sim.assets.blocks import TARGET_PAD_HALF, cube, target_pad
+from actloop.sim.assets.blocks import TARGET_PAD_HALF, target_pad
 from actloop.sim.scene import TABLE_TOP_Z
 from actloop.vabench.predicates import TargetPlacement
 from actloop.vabench.task import Task, TaskContext, register_task
 from actloop.vabench.tasks._placing import ARM, Placement, uniform
-from actloop.vabench.tasks.grasp_single_cube import CUBE_HALF
+from actloop.vabench.tasks.grasp_single_cube import CUBE_HALF, red_cube
 
 PREDICATE = TargetPlacement("cube", "target", rest_height_m=CUBE_HALF, xy_tolerance_m=0.035)
 PLACEMENT = Placement("cube", "target", rest_height_m=CUBE_HALF)
@@ -71,10 +71,9 @@ class PlaceSingleCube(Task):
 
     def objects(self) -> tuple[str, ...]:
         layout = self.layout
-        cube_pos = (layout["x"], layout["y"], TABLE_TOP_Z + CUBE_HALF)
         return (
             target_pad("target", (layout["target_x"], layout["target_y"]), TABLE_TOP_Z),
-            cube("cube", cube_pos, layout["yaw"], half_size=CUBE_HALF, color="red"),
+            red_cube(layout["x"], layout["y"], layout["yaw"]),
         )
 
     def conditions(self, ctx: TaskContext) -> dict[str, bool]:
