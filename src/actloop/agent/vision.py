@@ -2,7 +2,8 @@
 
 Works on the pixels a model receives and nothing else. The table, floor and robot are low-saturation
 greys and beiges, so task objects are found by colour: a pixel belongs to a named colour when it is
-saturated enough and its hue (and, for the browns, its brightness) falls in that colour's band.
+saturated enough and its hue falls in that colour's band (orange: only its bright part, since a lit brown
+face can look orange).
 """
 
 from __future__ import annotations
@@ -85,9 +86,7 @@ def colour_mask(image: np.ndarray, colour: str) -> np.ndarray:
     start, end = HUE_BANDS[colour]
     in_band = (hue >= start) & (hue < end) if start < end else (hue >= start) | (hue < end)
     mask = in_band & (saturation > SATURATION_MIN) & (value > VALUE_MIN)
-    if colour == "brown":
-        mask &= value <= BROWN_VALUE_MAX
-    elif colour == "orange":
+    if colour == "orange":  # brown spans the same hues, lit faces included; orange is the bright part
         mask &= value > BROWN_VALUE_MAX
     return mask
 
