@@ -99,24 +99,34 @@ def _add_run_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seeds", type=int, default=20, help="use the first N manifest seeds of each task")
     p.add_argument("--seed-list", help="comma-separated explicit seeds (must be manifest seeds)")
     p.add_argument("--runs", type=int, default=1, help="independent runs over the same seeds")
-    _add_model_arguments(p)
-    p.add_argument("--protocol", choices=("active", "passive"), default="active")
+    _add_model_arguments(p, "Inspect model(s), comma-separated, e.g. actloop/baseline,openai/gpt-4o")
+    p.add_argument("--protocol", default="active", help="active, passive, or both: active,passive")
     p.add_argument(
         "--summary",
         default="none",
         metavar="own|shared:MODEL|none",
-        help="demonstration summary in the prompt: the model's own, another model's, or none",
+        help="demonstration summary in the prompt (comma-separated for several conditions)",
+    )
+    p.add_argument(
+        "--retry-errors", action="store_true", help="on resume, also rerun episodes that ended in an error"
     )
     p.add_argument("--summaries", type=Path, default=DEFAULT_SUMMARIES, help="summary store (see learn)")
     p.add_argument("--context-limit", type=int, help="the model's context size in tokens (compaction)")
     p.add_argument("--price-in", type=float, help="USD per million input tokens, for the recorded cost")
     p.add_argument("--price-out", type=float, help="USD per million output tokens")
     p.add_argument("--workers", type=int, default=1, help="episodes run at once, each in its own process")
+    p.add_argument(
+        "--ray",
+        metavar="ADDRESS",
+        help="run environments as actors on the Ray cluster at ADDRESS ('local' starts one on this machine)",
+    )
     p.add_argument("--out", type=Path, required=True, help="output directory")
 
 
-def _add_model_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--model", required=True, help="Inspect model, e.g. actloop/baseline, openai/gpt-4o")
+def _add_model_arguments(
+    p: argparse.ArgumentParser, model_help: str = "Inspect model, e.g. actloop/baseline, openai/gpt-4o"
+) -> None:
+    p.add_argument("--model", required=True, help=model_help)
     p.add_argument(
         "-M",
         "--model-arg",
@@ -259,7 +269,7 @@ def _generate_args(args: argparse.Namespace) -> dict[str, Any]:
     return {k: v for k, v in values.items() if v is not None}
 
 
-def _harness(args: argparse.Namespace, tasks: list[str]) -> Any:
+def _harness(args: argparse.Namespace, condition: Any, tasks: list[str]) -> Any:
     from actloop.agent.options import DEFAULT_CONTEXT_LIMIT, HarnessOptions
     from actloop.agent.summaries import resolve_summaries
     from actloop.vabench.task import get_task
@@ -269,9 +279,16 @@ def _harness(args: argparse.Namespace, tasks: list[str]) -> Any:
         context_limit=args.context_limit or DEFAULT_CONTEXT_LIMIT,
         price_in=args.price_in,
         price_out=args.price_out,
-        summary=args.summary,
-        summaries=resolve_summaries(args.summary, args.model, summary_tasks, args.summaries),
+        summary=condition.summary,
+        summaries=resolve_summaries(condition.summary, condition.model, summary_tasks, args.summaries),
     )
+
+
+def _csv(value: str) -> list[str]:
+    items = [v.strip() for v in value.split(",") if v.strip()]
+    if not items:
+        raise ValueError(f"expected a comma-separated list, got {value!r}")
+    return items
 
 
 def _run(
@@ -291,19 +308,48 @@ def _run(
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    from actloop.agent.matrix import condition_dir, conditions, pending, progress
+    from actloop.records.jsonl import RESULTS_FILE, read_lines
+
     episodes = _select_episodes(args.tasks, args.seeds, args.seed_list, args.runs)
-    harness = _harness(args, sorted({task for task, _, _ in episodes}))
-    rows = _run(
-        episodes,
-        args.model,
-        _model_args(args.model_arg),
-        args.out,
-        args.workers,
-        args.protocol,
-        harness=harness,
-        model_base_url=args.model_base_url,
-        **_generate_args(args),
-    )
+    protocols = _csv(args.protocol)
+    unknown = sorted(set(protocols) - {"active", "passive"})
+    if unknown:
+        raise ValueError(f"unknown protocol(s) {unknown}; choose active and/or passive")
+    matrix = conditions(_csv(args.model), protocols, _csv(args.summary))
+    tasks = sorted({task for task, _, _ in episodes})
+    harnesses = [_harness(args, c, tasks) for c in matrix]  # fails early on a missing summary
+    dirs = [condition_dir(args.out, c, matrix) for c in matrix]
+    isolation = "process"
+    if args.ray:
+        from actloop.runtime.ray_actor import connect
+
+        connect(args.ray)
+        isolation = "ray"
+    console.print(f"{len(matrix)} condition(s) x {len(episodes)} episode(s) -> {args.out}")
+    with progress(console, dirs, set(episodes)):
+        for condition, harness, out_dir in zip(matrix, harnesses, dirs, strict=True):
+            todo = pending(episodes, out_dir, args.retry_errors)
+            if len(todo) < len(episodes):
+                console.print(f"{condition.slug}: {len(episodes) - len(todo)} episode(s) already recorded")
+            if todo:
+                _run(
+                    todo,
+                    condition.model,
+                    _model_args(args.model_arg),
+                    out_dir,
+                    args.workers,
+                    condition.protocol,
+                    isolation=isolation,
+                    harness=harness,
+                    model_base_url=args.model_base_url,
+                    **_generate_args(args),
+                )
+    wanted = set(episodes)
+    rows = []
+    for out_dir in dirs:
+        latest = {(r["task"], r["seed"], r["run"]): r for r in read_lines(out_dir / RESULTS_FILE)}
+        rows += [row for key, row in latest.items() if key in wanted]
     print_results(rows)
     return 0
 
@@ -389,10 +435,21 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def _result_dirs(dirs: list[Path]) -> list[Path]:
+    """Output directories, with a run matrix's parent directory expanded into its condition directories."""
+    from actloop.records.jsonl import RESULTS_FILE
+
+    expanded = []
+    for directory in dirs:
+        nested = sorted(p.parent for p in directory.glob(f"*/{RESULTS_FILE}"))
+        expanded += nested if not (directory / RESULTS_FILE).exists() and nested else [directory]
+    return expanded
+
+
 def cmd_report(args: argparse.Namespace) -> int:
     from actloop.report import build_report
 
-    report = build_report(args.dirs, args.out, viewers=not args.no_viewers)
+    report = build_report(_result_dirs(args.dirs), args.out, viewers=not args.no_viewers)
     console.print(report.summary_markdown, markup=False, highlight=False, soft_wrap=True)
     for note in report.analysis.notes:
         console.print(f"note: {note}", markup=False, highlight=False, soft_wrap=True)

@@ -1,22 +1,25 @@
-"""Choose how an episode's environment is isolated: a spawned worker process or inline."""
+"""Choose how an episode's environment is isolated: a spawned worker process, a Ray actor, or inline."""
 
 from __future__ import annotations
 
 from typing import Any, Literal
 
 from actloop.runtime.inline import InProcessEnv
+from actloop.runtime.ray_actor import RayEnv
 from actloop.runtime.worker import EnvWorker
 
-Isolation = Literal["process", "inline"]
-ManagedEnv = EnvWorker | InProcessEnv
+Isolation = Literal["process", "ray", "inline"]
+ManagedEnv = EnvWorker | RayEnv | InProcessEnv
 
 
 def make_env(
     factory: str, kwargs: dict[str, Any], isolation: Isolation = "process", *, timeout: float | None = None
 ) -> ManagedEnv:
-    """Build the environment ``factory(**kwargs)``; ``timeout`` bounds each worker call (process only)."""
+    """Build the environment ``factory(**kwargs)``; ``timeout`` bounds each call (process and ray)."""
     if isolation == "process":
         return EnvWorker(factory, kwargs, timeout=timeout)
+    if isolation == "ray":
+        return RayEnv(factory, kwargs, timeout=timeout)
     if isolation == "inline":
         return InProcessEnv(factory, kwargs)
-    raise ValueError(f"isolation must be 'process' or 'inline', got {isolation!r}")
+    raise ValueError(f"isolation must be 'process', 'ray' or 'inline', got {isolation!r}")

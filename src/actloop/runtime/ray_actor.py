@@ -1,0 +1,120 @@
+"""Run an environment as a Ray actor, so episodes can spread over the machines of a Ray cluster.
+
+The driver (the process running the model loop) must have called ``ray.init`` (see :func:`connect`).
+Each environment is one actor holding one CPU; arguments and results (protocol dataclasses) travel by
+Ray's serialization. Nodes need actloop installed in the same version as the driver. An exception in
+the actor comes back as :class:`EnvActorError` with the remote traceback text.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+from actloop.protocol.action_space import ActionSpace
+from actloop.protocol.decisions import EnvAction
+from actloop.protocol.observation import Frame
+from actloop.protocol.step import StepResult
+from actloop.runtime.factory import resolve_factory
+
+LOCAL = "local"
+
+
+class EnvActorError(RuntimeError):
+    """The environment actor failed or could not be reached."""
+
+
+def connect(address: str) -> None:
+    """Join the Ray cluster at ``address``, or start a local one for ``"local"`` (no-op if connected)."""
+    import ray
+
+    if ray.is_initialized():
+        return
+    if address == LOCAL:
+        ray.init(include_dashboard=False, log_to_driver=False)
+    else:
+        ray.init(address=address, log_to_driver=False)
+
+
+class _Host:
+    """The actor body: owns one environment."""
+
+    def __init__(self, factory: str, kwargs: dict[str, Any]) -> None:
+        self.env = resolve_factory(factory)(**kwargs)
+
+    def describe(self) -> tuple[ActionSpace, str, int]:
+        return self.env.action_space, self.env.instruction, self.env.budget
+
+    def reset(self) -> StepResult:
+        return self.env.reset()
+
+    def step(self, action: EnvAction) -> StepResult:
+        return self.env.step(action)
+
+    def frames_at(self, step: int) -> tuple[Frame, ...] | None:
+        return self.env.frames_at(step)
+
+    def close(self) -> None:
+        self.env.close()
+
+
+@cache
+def _remote_host() -> Any:
+    import ray
+
+    return ray.remote(num_cpus=1)(_Host)
+
+
+class RayEnv:
+    """An :class:`~actloop.protocol.environment.Environment` running in a Ray actor."""
+
+    def __init__(self, factory: str, kwargs: dict[str, Any], *, timeout: float | None = None) -> None:
+        import ray
+
+        if not ray.is_initialized():
+            raise EnvActorError("Ray is not initialized: connect to a cluster first (--ray ADDRESS or local)")
+        self._timeout = timeout
+        self._actor = _remote_host().remote(factory, kwargs)
+        self._space, self._instruction, self._budget = self._call("describe")
+
+    @property
+    def action_space(self) -> ActionSpace:
+        return self._space
+
+    @property
+    def instruction(self) -> str:
+        return self._instruction
+
+    @property
+    def budget(self) -> int:
+        return self._budget
+
+    def reset(self) -> StepResult:
+        return self._call("reset")
+
+    def step(self, action: EnvAction) -> StepResult:
+        return self._call("step", action)
+
+    def frames_at(self, step: int) -> tuple[Frame, ...] | None:
+        return self._call("frames_at", step)
+
+    def close(self) -> None:
+        import ray
+
+        if self._actor is None:
+            return
+        try:
+            self._call("close")
+        finally:
+            ray.kill(self._actor)
+            self._actor = None
+
+    def _call(self, method: str, *args: Any) -> Any:
+        import ray
+
+        try:
+            return ray.get(getattr(self._actor, method).remote(*args), timeout=self._timeout)
+        except ray.exceptions.GetTimeoutError as exc:
+            raise EnvActorError(f"environment actor did not answer {method} within {self._timeout}s") from exc
+        except ray.exceptions.RayError as exc:
+            raise EnvActorError(f"environment actor failed in {method}: {exc}") from exc

@@ -1,0 +1,78 @@
+"""Run matrices: resume after SIGKILL without loss or duplication, torn result lines, conditions."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from actloop.agent.matrix import Condition, condition_dir, conditions, pending
+from actloop.records.jsonl import RESULTS_FILE, append_line, read_lines
+
+SEEDS = 4
+
+
+def _cli(out: Path) -> list[str]:
+    return [
+        sys.executable, "-m", "actloop.cli", "run", "--tasks", "grasp_single_cube", "--seeds", str(SEEDS),
+        "--model", "actloop/baseline", "--workers", "1", "--out", str(out),
+    ]  # fmt: skip
+
+
+def test_a_killed_run_resumes_with_every_episode_exactly_once(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    process = subprocess.Popen(
+        _cli(out), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+    )
+    deadline = time.monotonic() + 120
+    while len(read_lines(out / RESULTS_FILE)) < 2 and time.monotonic() < deadline:
+        time.sleep(0.2)
+    os.killpg(process.pid, signal.SIGKILL)  # the run and its environment workers, mid-episode
+    process.wait()
+    before = read_lines(out / RESULTS_FILE)
+    assert 2 <= len(before) < SEEDS
+
+    resumed = subprocess.run(_cli(out), capture_output=True, text=True, timeout=300)
+    assert resumed.returncode == 0, resumed.stderr
+    assert f"{len(before)} episode(s) already recorded" in resumed.stdout
+    rows = read_lines(out / RESULTS_FILE)
+    keys = [(r["task"], r["seed"], r["run"]) for r in rows]
+    assert len(keys) == len(set(keys)) == SEEDS  # none lost, none duplicated
+    assert rows[: len(before)] == before  # finished episodes were kept as they were
+    for row in rows:
+        events = (out / row["record_dir"] / "events.jsonl").read_text().splitlines()
+        types = [json.loads(line)["type"] for line in events]
+        assert (
+            types[0] == "episode_start" and types.count("episode_start") == 1 and types[-1] == "episode_end"
+        )
+
+
+def test_a_torn_last_line_is_skipped_and_not_glued_to_the_next(tmp_path: Path) -> None:
+    path = tmp_path / RESULTS_FILE
+    append_line(path, {"task": "a", "seed": 1, "run": 1})
+    with path.open("a") as f:
+        f.write('{"task": "b", "se')  # a writer killed mid-line
+    assert read_lines(path) == [{"task": "a", "seed": 1, "run": 1}]
+    append_line(path, {"task": "c", "seed": 3, "run": 1})
+    assert read_lines(path) == [{"task": "a", "seed": 1, "run": 1}, {"task": "c", "seed": 3, "run": 1}]
+
+
+def test_pending_skips_recorded_episodes_and_optionally_retries_errors(tmp_path: Path) -> None:
+    append_line(tmp_path / RESULTS_FILE, {"task": "t", "seed": 1, "run": 1, "stop_reason": "success"})
+    append_line(tmp_path / RESULTS_FILE, {"task": "t", "seed": 2, "run": 1, "stop_reason": "infra_error"})
+    episodes = [("t", 1, 1), ("t", 2, 1), ("t", 3, 1)]
+    assert pending(episodes, tmp_path, retry_errors=False) == [("t", 3, 1)]
+    assert pending(episodes, tmp_path, retry_errors=True) == [("t", 2, 1), ("t", 3, 1)]
+
+
+def test_each_condition_of_a_matrix_gets_its_own_directory(tmp_path: Path) -> None:
+    matrix = conditions(["openai/gpt-4o", "actloop/baseline"], ["active", "passive"], ["none"])
+    assert len(matrix) == 4 and Condition("openai/gpt-4o", "passive", "none") in matrix
+    dirs = {condition_dir(tmp_path, c, matrix) for c in matrix}
+    assert len(dirs) == 4 and tmp_path / "openai__gpt-4o__passive__none" in dirs
+    single = [Condition("m", "active", "none")]
+    assert condition_dir(tmp_path, single[0], single) == tmp_path
