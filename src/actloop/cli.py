@@ -89,6 +89,7 @@ def _parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("view", help="write the trajectory viewer (viewer.html) of one episode record")
     p.add_argument("record_dir", type=Path, metavar="RECORD_DIR", help="an episode's record directory")
+    p.add_argument("--mp4", action="store_true", help="also write episode.mp4 of the clean frames")
     p.set_defaults(handler=cmd_view)
     return parser
 
@@ -310,6 +311,7 @@ def _run(
 def cmd_run(args: argparse.Namespace) -> int:
     from actloop.agent.matrix import condition_dir, conditions, pending, progress
     from actloop.records.jsonl import RESULTS_FILE, read_lines
+    from actloop.records.table import EPISODES_TABLE, write_episode_table
 
     episodes = _select_episodes(args.tasks, args.seeds, args.seed_list, args.runs)
     protocols = _csv(args.protocol)
@@ -351,6 +353,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         latest = {(r["task"], r["seed"], r["run"]): r for r in read_lines(out_dir / RESULTS_FILE)}
         rows += [row for key, row in latest.items() if key in wanted]
     print_results(rows)
+    table = args.out / EPISODES_TABLE
+    console.print(f"episode table ({write_episode_table(dirs, table)} rows): {table}")
     return 0
 
 
@@ -447,9 +451,12 @@ def _result_dirs(dirs: list[Path]) -> list[Path]:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
+    from actloop.records.table import EPISODES_TABLE, write_episode_table
     from actloop.report import build_report
 
-    report = build_report(_result_dirs(args.dirs), args.out, viewers=not args.no_viewers)
+    dirs = _result_dirs(args.dirs)
+    report = build_report(dirs, args.out, viewers=not args.no_viewers)
+    write_episode_table(dirs, report.out_dir / EPISODES_TABLE)
     console.print(report.summary_markdown, markup=False, highlight=False, soft_wrap=True)
     for note in report.analysis.notes:
         console.print(f"note: {note}", markup=False, highlight=False, soft_wrap=True)
@@ -466,6 +473,11 @@ def cmd_view(args: argparse.Namespace) -> int:
     if not (args.record_dir / "events.jsonl").is_file():
         raise FileNotFoundError(f"{args.record_dir} holds no events.jsonl: not an episode record")
     console.print(str(write_viewer(args.record_dir)), markup=False, highlight=False, soft_wrap=True)
+    if args.mp4:
+        from actloop.viewer.video import write_episode_video
+
+        video = write_episode_video(args.record_dir)
+        console.print(str(video), markup=False, highlight=False, soft_wrap=True)
     return 0
 
 

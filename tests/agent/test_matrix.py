@@ -10,8 +10,11 @@ import sys
 import time
 from pathlib import Path
 
+import duckdb
+
 from actloop.agent.matrix import Condition, condition_dir, conditions, pending
 from actloop.records.jsonl import RESULTS_FILE, append_line, read_lines
+from actloop.records.table import EPISODES_TABLE, write_episode_table
 
 SEEDS = 4
 
@@ -76,3 +79,22 @@ def test_each_condition_of_a_matrix_gets_its_own_directory(tmp_path: Path) -> No
     assert len(dirs) == 4 and tmp_path / "openai__gpt-4o__passive__none" in dirs
     single = [Condition("m", "active", "none")]
     assert condition_dir(tmp_path, single[0], single) == tmp_path
+
+
+def test_the_episode_table_holds_every_row_of_every_condition(tmp_path: Path) -> None:
+    first, second = tmp_path / "a", tmp_path / "b"
+    for i, out in enumerate((first, second)):
+        out.mkdir()
+        for seed in (1, 2):
+            row = {"task": "t", "seed": seed, "run": 1, "model": f"m{i}", "success": seed == 1}
+            row |= {"tokens": {"input_tokens": 10, "output_tokens": 2}, "checkpoints": {"grasped": True}}
+            append_line(out / RESULTS_FILE, row)
+    with (second / RESULTS_FILE).open("a") as f:
+        f.write('{"task": "t", "se')  # torn by a kill
+    table = tmp_path / EPISODES_TABLE
+    assert write_episode_table([first, second], table) == 4
+    rows = duckdb.sql(
+        f"SELECT model, count(*), sum(success::INT), sum(tokens.input_tokens), any_value(source_dir) "
+        f"FROM read_parquet('{table}') GROUP BY model ORDER BY model"
+    ).fetchall()
+    assert rows == [("m0", 2, 1, 20, str(first)), ("m1", 2, 1, 20, str(second))]
