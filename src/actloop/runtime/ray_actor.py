@@ -16,6 +16,7 @@ from actloop.protocol.decisions import EnvAction
 from actloop.protocol.observation import Frame
 from actloop.protocol.step import StepResult
 from actloop.runtime.factory import resolve_factory
+from actloop.runtime.proxy import EnvProxy
 
 LOCAL = "local"
 
@@ -65,7 +66,7 @@ def _remote_host() -> Any:
     return ray.remote(num_cpus=1)(_Host)
 
 
-class RayEnv:
+class RayEnv(EnvProxy):
     """An :class:`~actloop.protocol.environment.Environment` running in a Ray actor."""
 
     def __init__(self, factory: str, kwargs: dict[str, Any], *, timeout: float | None = None) -> None:
@@ -75,28 +76,7 @@ class RayEnv:
             raise EnvActorError("Ray is not initialized: connect to a cluster first (--ray ADDRESS or local)")
         self._timeout = timeout
         self._actor = _remote_host().remote(factory, kwargs)
-        self._space, self._instruction, self._budget = self._call("describe")
-
-    @property
-    def action_space(self) -> ActionSpace:
-        return self._space
-
-    @property
-    def instruction(self) -> str:
-        return self._instruction
-
-    @property
-    def budget(self) -> int:
-        return self._budget
-
-    def reset(self) -> StepResult:
-        return self._call("reset")
-
-    def step(self, action: EnvAction) -> StepResult:
-        return self._call("step", action)
-
-    def frames_at(self, step: int) -> tuple[Frame, ...] | None:
-        return self._call("frames_at", step)
+        self._action_space, self._instruction, self._budget = self._call("describe")
 
     def close(self) -> None:
         import ray

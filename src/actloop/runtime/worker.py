@@ -20,11 +20,8 @@ from multiprocessing.connection import Connection
 from types import TracebackType
 from typing import Any, Literal
 
-from actloop.protocol.action_space import ActionSpace
-from actloop.protocol.decisions import EnvAction
-from actloop.protocol.observation import Frame
-from actloop.protocol.step import StepResult
 from actloop.runtime.factory import resolve_factory
+from actloop.runtime.proxy import EnvProxy
 
 _POLL_INTERVAL_S = 0.05
 _JOIN_TIMEOUT_S = 5.0
@@ -78,7 +75,7 @@ def _serve(conn: Connection, factory: str, kwargs: dict[str, Any]) -> None:
             return
 
 
-class EnvWorker:
+class EnvWorker(EnvProxy):
     """An :class:`~actloop.protocol.environment.Environment` running in a spawned process.
 
     ``factory`` is ``"package.module:Name"``; ``kwargs`` are passed to it in the child. ``timeout``
@@ -105,27 +102,6 @@ class EnvWorker:
     @property
     def pid(self) -> int | None:
         return self._process.pid
-
-    @property
-    def action_space(self) -> ActionSpace:
-        return self._action_space
-
-    @property
-    def instruction(self) -> str:
-        return self._instruction
-
-    @property
-    def budget(self) -> int:
-        return self._budget
-
-    def reset(self) -> StepResult:
-        return self._call("reset")
-
-    def step(self, action: EnvAction) -> StepResult:
-        return self._call("step", action)
-
-    def frames_at(self, step: int) -> tuple[Frame, ...] | None:
-        return self._call("frames_at", step)
 
     def close(self) -> None:
         """Close the environment in the child, then join (or terminate) the process. Idempotent."""

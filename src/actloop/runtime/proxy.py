@@ -1,0 +1,48 @@
+"""The environment interface of a remote environment, forwarded call by call."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any
+
+from actloop.protocol.action_space import ActionSpace
+from actloop.protocol.decisions import EnvAction
+from actloop.protocol.observation import Frame
+from actloop.protocol.step import StepResult
+
+
+class EnvProxy(ABC):
+    """An :class:`~actloop.protocol.environment.Environment` whose calls run elsewhere.
+
+    Subclasses set ``_action_space``, ``_instruction`` and ``_budget`` when the remote environment
+    is built, and implement :meth:`_call`, which runs a named method remotely and returns its result.
+    """
+
+    _action_space: ActionSpace
+    _instruction: str
+    _budget: int
+
+    @abstractmethod
+    def _call(self, method: str, *args: Any) -> Any:
+        """Run ``method(*args)`` on the remote environment and return its result."""
+
+    @property
+    def action_space(self) -> ActionSpace:
+        return self._action_space
+
+    @property
+    def instruction(self) -> str:
+        return self._instruction
+
+    @property
+    def budget(self) -> int:
+        return self._budget
+
+    def reset(self) -> StepResult:
+        return self._call("reset")
+
+    def step(self, action: EnvAction) -> StepResult:
+        return self._call("step", action)
+
+    def frames_at(self, step: int) -> tuple[Frame, ...] | None:
+        return self._call("frames_at", step)
