@@ -44,6 +44,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--task", action="append", help="task to verify (repeatable; default: all)")
     p.add_argument("--check", action="store_true", help="only confirm that manifest scene hashes reproduce")
     p.add_argument("--out", type=Path, help="manifest directory (default: the package's manifests)")
+    p.add_argument("--workers", type=int, default=1, help="tasks screened at once, each in its own process")
     p.set_defaults(handler=cmd_verify_seeds)
 
     p = sub.add_parser("demos", help="film each task's expert on its demonstration seed (MP4 + frames)")
@@ -182,17 +183,9 @@ def cmd_verify_seeds(args: argparse.Namespace) -> int:
     table = Table(title="seed verification yield")
     for col in ("task", "probed", "accepted (20 eval + demo)", "yield %", "demo seed", "seconds"):
         table.add_column(col)
-    totals = {"probed": 0, "accepted": 0, "seconds": 0.0}
-    for task in tasks:
-        start = time.perf_counter()
-
-        def report(probe: seeding.Probe, task: str = task) -> None:
-            mark = "[green]ok[/green]" if probe.accepted else f"[yellow]rejected[/yellow]: {probe.reason}"
-            console.print(f"{task} seed {probe.seed}: {mark}")
-
-        manifest = seeding.screen(task, on_probe=report)
-        path = manifest.save(directory)
-        elapsed = time.perf_counter() - start
+    started = time.perf_counter()
+    screened = _screen_tasks(tasks, directory, args.workers)
+    for task, (manifest, elapsed) in sorted(screened.items()):
         accepted = manifest.retained + (manifest.demo_seed is not None)
         table.add_row(
             task,
@@ -202,21 +195,47 @@ def cmd_verify_seeds(args: argparse.Namespace) -> int:
             str(manifest.demo_seed),
             f"{elapsed:.1f}",
         )
-        totals["probed"] += manifest.probed
-        totals["accepted"] += accepted
-        totals["seconds"] += elapsed
-        console.print(f"wrote {path}")
     if len(tasks) > 1:
+        probed = sum(m.probed for m, _ in screened.values())
+        accepted = sum(m.retained + (m.demo_seed is not None) for m, _ in screened.values())
         table.add_row(
             f"all {len(tasks)} tasks",
-            str(totals["probed"]),
-            str(totals["accepted"]),
-            f"{100 * totals['accepted'] / max(1, totals['probed']):.1f}",
+            str(probed),
+            str(accepted),
+            f"{100 * accepted / max(1, probed):.1f}",
             "",
-            f"{totals['seconds']:.1f}",
+            f"{sum(e for _, e in screened.values()):.1f} ({time.perf_counter() - started:.1f} wall)",
         )
     console.print(table)
     return 0
+
+
+def _screen_task(task: str, directory: Path) -> tuple[Any, float]:
+    """Screen one task's candidates, write its manifest; returns (manifest, seconds). Runs in a worker."""
+    from actloop.vabench import seeds as seeding
+
+    start = time.perf_counter()
+
+    def report(probe: seeding.Probe) -> None:
+        mark = "[green]ok[/green]" if probe.accepted else f"[yellow]rejected[/yellow]: {probe.reason}"
+        console.print(f"{task} seed {probe.seed}: {mark}")
+
+    manifest = seeding.screen(task, on_probe=report)
+    console.print(f"wrote {manifest.save(directory)}")
+    return manifest, time.perf_counter() - start
+
+
+def _screen_tasks(tasks: list[str], directory: Path, workers: int) -> dict[str, tuple[Any, float]]:
+    """Screen tasks, ``workers`` at a time in spawned processes (candidates within a task stay in order)."""
+    if workers <= 1:
+        return {task: _screen_task(task, directory) for task in tasks}
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        futures = {task: pool.submit(_screen_task, task, directory) for task in tasks}
+        return {task: future.result() for task, future in futures.items()}
 
 
 def _select_episodes(

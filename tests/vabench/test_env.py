@@ -42,6 +42,21 @@ def test_scene_and_trace_are_identical_across_processes() -> None:
     assert len(set(h1)) > 3  # the trace really changed the state
 
 
+def test_an_unrendered_env_has_the_same_physics_and_no_frames() -> None:
+    rendered, _ = _run_trace()
+    env = SpatialEnv(TASK, SEED, render=False)
+    try:
+        first = env.reset()
+        hashes = [first.evaluation.state_hash]
+        for action in TRACE:
+            result = env.step(action)
+            hashes.append(result.evaluation.state_hash)
+            assert result.observation.frames == ()
+        assert hashes == rendered and first.observation.frames == ()
+    finally:
+        env.close()
+
+
 def test_camera_actions_use_budget_and_are_limited_to_five_in_a_row(env: SpatialEnv) -> None:
     before = env.world.state_hash()
     for i in range(5):

@@ -62,7 +62,10 @@ class SpatialEnv:
         protocol: Protocol = "active",
         width: int = DEFAULT_WIDTH,
         height: int = DEFAULT_HEIGHT,
+        render: bool = True,
     ) -> None:
+        """``render=False`` leaves observations without frames: for evaluator-side work (seed screening,
+        scene hashes, replay checks) where only the physics matters; it never changes the physics."""
         if protocol not in ("active", "passive"):
             raise ValueError(f"protocol must be 'active' or 'passive', got {protocol!r}")
         self.task: Task = get_task(task)(seed)
@@ -71,6 +74,7 @@ class SpatialEnv:
         mounts = {"right": RIGHT_ARM, "left": LEFT_ARM}
         self._config = SceneConfig(arms=tuple(mounts[a] for a in self.task.arms), objects=self.task.objects())
         self._size = (width, height)
+        self._render = render
         self._model = build_model(self._config)
         self._renderer: Renderer | None = None
         self._space = ActionSpace(arms=self.task.arms, camera=protocol == "active")
@@ -254,6 +258,8 @@ class SpatialEnv:
             self._camera = cam.incremental(self._camera, name)
 
     def _capture(self) -> tuple[Frame, ...]:
+        if not self._render:
+            return ()
         if self._renderer is None:
             self._renderer = Renderer(self._model, *self._size)
         data = self._world.data

@@ -88,7 +88,7 @@ def load_manifest(task: str, directory: Path = MANIFEST_DIR) -> Manifest:
 
 def scene_hash(task: str, seed: int) -> str:
     """State hash of the task's scene right after reset (identifies the scene bit for bit)."""
-    env = SpatialEnv(task, seed)
+    env = SpatialEnv(task, seed, render=False)
     try:
         return env.reset().evaluation.state_hash
     finally:
@@ -146,7 +146,7 @@ def play_expert(env: SpatialEnv, result: StepResult) -> tuple[bool, int, str]:
 
 def probe_seed(task: str, seed: int) -> Probe:
     """Screen one candidate: settling check, then a full expert execution on a fresh reset."""
-    env = SpatialEnv(task, seed)
+    env = SpatialEnv(task, seed, render=False)
     try:
         hash_ = env.reset().evaluation.state_hash
         settled, drift, reason = settling_check(env)
