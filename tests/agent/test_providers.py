@@ -13,6 +13,7 @@ import pytest
 from fake_providers import FakeProviders, serve
 
 from actloop.agent.run import evaluate
+from actloop.agent.solver import DEFAULT_ENV_FACTORY
 from actloop.protocol.decisions import INCREMENTAL_CAMERA_ACTIONS, SEMANTIC_VIEWS
 
 pytestmark = pytest.mark.filterwarnings("ignore:The 'initial' parameter is deprecated:DeprecationWarning")
@@ -66,27 +67,31 @@ ROUTE = {
 
 
 def run(
-    name: str, server: FakeProviders, out: Path, monkeypatch: pytest.MonkeyPatch, **generate: Any
+    name: str,
+    server: FakeProviders,
+    out: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    episode: tuple[str, int, int] = ("pick_cube", 3, 0),
+    env_factory: str = "fake_env:FakeEnv",
+    **options: Any,
 ) -> dict[str, Any]:
+    """One episode through provider ``name`` against ``server``; ``options`` go to ``evaluate``."""
     provider = PROVIDERS[name]
     monkeypatch.syspath_prepend(str(HERE))
     monkeypatch.setenv(f"{provider.env_prefix}_API_KEY", "dummy-key")
-    monkeypatch.setenv(
-        f"{provider.env_prefix}_BASE_URL", server.base_url.removesuffix("/v1") + provider.base_suffix
-    )
     monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
     monkeypatch.setenv("no_proxy", "127.0.0.1,localhost")
     (row,) = evaluate(
-        [("pick_cube", 3, 0)],
+        [episode],
         provider.model,
         provider.model_args,
         out,
-        env_factory="fake_env:FakeEnv",
+        env_factory=env_factory,
         isolation="inline",
         # passed explicitly (not via <PROVIDER>_BASE_URL) so each server gets its own cached model client
         model_base_url=server.base_url.removesuffix("/v1") + provider.base_suffix,
         timeout=30,
-        **{"max_retries": 2, **generate},
+        **{"max_retries": 2, **options},
     )
     return row
 
@@ -156,19 +161,16 @@ def test_a_passive_request_carries_the_five_views_in_order_and_no_camera_action(
     camera = '{"action": "camera.view_side"}'
     stop = '{"stop": true, "reason": "done looking"}'
     provider = PROVIDERS["openai-chat"]
-    monkeypatch.setenv("OPENAI_API_KEY", "dummy-key")
-    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
     with serve([camera, MOVE, stop]) as server:
-        (row,) = evaluate(
-            [("grasp_single_cube", 1000, 1)],
-            provider.model,
-            provider.model_args,
+        row = run(
+            "openai-chat",
+            server,
             tmp_path,
+            monkeypatch,
+            episode=("grasp_single_cube", 1000, 1),
+            env_factory=DEFAULT_ENV_FACTORY,
             protocol="passive",
-            isolation="inline",
-            model_base_url=server.base_url,
             max_retries=0,
-            timeout=30,
         )
     assert (row["stop_reason"], row["steps"], row["repairs"]) == ("stop", 1, 1)
     first, repair, after_move = (body for _, body in server.requests)

@@ -71,7 +71,7 @@ def read_turn(messages: list[ChatMessage]) -> Turn | None:
     if proprio is None:
         return None
     return Turn(
-        instruction=_instruction(messages),
+        instruction=instruction(messages),
         proprio=proprio,
         images=images,
         planner_failed="planner success: no" in text,
@@ -101,7 +101,8 @@ def parse_proprio(text: str) -> Proprio | None:
     )
 
 
-def _instruction(messages: list[ChatMessage]) -> str:
+def instruction(messages: list[ChatMessage]) -> str:
+    """The task instruction from the system prompt's ``## Task`` section (empty if absent)."""
     for message in messages:
         if isinstance(message, ChatMessageSystem):
             match = _TASK.search(message.text)

@@ -11,11 +11,11 @@ import re
 
 from inspect_ai.model import ChatMessage, ChatMessageSystem, ChatMessageUser
 
+from actloop.agent.baseline.conversation import instruction
 from actloop.agent.baseline.recipes import Recipe, recipe_for
 from actloop.agent.learning import DEMO_TOOL
 
 _FRAME_COUNT = re.compile(r"The video has (\d+) sampled frames")
-_TASK = re.compile(r"## Task\n(.+?)\n\n", re.S)
 
 
 def is_learning(messages: list[ChatMessage]) -> bool:
@@ -32,8 +32,7 @@ def decide_learning(messages: list[ChatMessage]) -> str:
         count = int(count_match.group(1)) if count_match else 1
         indices = sorted({0, count // 2, count - 1})
         return json.dumps({"tool": DEMO_TOOL, "args": {"indices": indices}})
-    task_match = _TASK.search(system)
-    recipe = recipe_for(task_match.group(1) if task_match else "")
+    recipe = recipe_for(instruction(messages))
     return json.dumps({"summary": _summary(recipe)})
 
 

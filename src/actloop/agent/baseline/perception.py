@@ -27,7 +27,6 @@ class Seen:
     """World heading of the region's long axis (its first side for a square)."""
     thickness: float
     """Estimated height of a lying object whose top face is as wide as it is tall."""
-    length: float
     region: Region
 
 
@@ -52,12 +51,10 @@ def seen_from_topdown(camera: Pinhole, region: Region, square: bool) -> Seen:
     thickness = width_px * depth_to_table / (camera.focal_px + width_px)
     top = TABLE_Z + thickness
     centre = camera.point_at_height(region.u, region.v, top)
-    scale = (camera.eye[2] - top) / camera.focal_px
     return Seen(
         xy=centre[:2],
         heading=image_to_world_heading(region.angle_rad),
         thickness=float(thickness),
-        length=float(region.length_px * scale),
         region=region,
     )
 

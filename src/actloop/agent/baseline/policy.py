@@ -282,11 +282,7 @@ def _leaning_grasp(image: np.ndarray, camera: views.Pinhole, recipe: Recipe, pen
     along = 0.04
     xy = low + along * direction
     grasp_z = max(TABLE_Z + 0.008 + along * math.tan(math.radians(LEAN_DEG)), MIN_GRASP_Z)
-    return [
-        *_grasp(xy, pen.heading + math.pi / 2, 180.0, grasp_z),
-        _mv([None, None, grasp_z + LIFT_M], "z", "lift the pen"),
-        {"op": "retry"},
-    ]
+    return _grasp(xy, pen.heading + math.pi / 2, 180.0, grasp_z) + _after_grasp(recipe, {}, grasp_z)
 
 
 def _hammer_grasp(

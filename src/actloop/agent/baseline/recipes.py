@@ -31,12 +31,19 @@ class Recipe:
     """For a leaning object: the colour of what it leans on; for a hammer: the colour of its head."""
 
 
+def colours_of(instruction: str, noun: str) -> list[str]:
+    """The colour words directly before ``noun``, in order (``the red cube on the green cube``)."""
+    adjectives = (m.group(1) for m in re.finditer(rf"\b(\w+)\s+{noun}s?\b", instruction.lower()))
+    return [word for word in adjectives if word in COLOUR_WORDS]
+
+
 def colour_of(instruction: str, noun: str) -> str | None:
-    """The colour word directly before ``noun`` in the instruction (``the red cube`` -> ``red``)."""
-    for match in re.finditer(rf"\b(\w+)\s+{noun}s?\b", instruction.lower()):
-        if match.group(1) in COLOUR_WORDS:
-            return match.group(1)
-    return None
+    """The first colour word directly before ``noun`` (``the red cube`` -> ``red``)."""
+    return next(iter(colours_of(instruction, noun)), None)
+
+
+def _pad_colour(text: str) -> str | None:
+    return colour_of(text, "pad") or colour_of(text, "target")
 
 
 def recipe_for(instruction: str) -> Recipe | None:
@@ -62,18 +69,15 @@ def recipe_for(instruction: str) -> Recipe | None:
         colour = colour_of(text, "bottle")
         upright = bool(words & {"upright", "standing", "stands"})
         if words & {"pad", "target"}:
-            goal_colour = colour_of(text, "pad") or colour_of(text, "target")
-            return Recipe("place", "upright", colour, goal="pad", goal_colour=goal_colour)
+            return Recipe("place", "upright", colour, goal="pad", goal_colour=_pad_colour(text))
         return Recipe("grasp", "upright" if upright else "lying", colour)
     if "cube" in words:
-        adjectives = (m.group(1) for m in re.finditer(r"\b(\w+)\s+cubes?\b", text))
-        colours = [c for c in adjectives if c in COLOUR_WORDS]
+        colours = colours_of(text, "cube")
         first = colours[0] if colours else None
         if "bowl" in words:
             return Recipe("place", "cube", first, goal="bowl", goal_colour=colour_of(text, "bowl"))
         if words & {"pad", "target"}:
-            goal_colour = colour_of(text, "pad") or colour_of(text, "target")
-            return Recipe("place", "cube", first, goal="pad", goal_colour=goal_colour)
+            return Recipe("place", "cube", first, goal="pad", goal_colour=_pad_colour(text))
         if len(colours) >= 2:
             return Recipe("place", "cube", first, goal="cube", goal_colour=colours[1])
         return Recipe("grasp", "cube", first)
