@@ -9,12 +9,14 @@ whether planning succeeded and why not.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import mujoco
 import numpy as np
 
 from actloop.control.ik import ArmIK
+from actloop.sim import fixedmath as fm
 from actloop.sim.arm import ArmHandle
 from actloop.sim.robot import FINGER_TRAVEL
 from actloop.sim.world import World
@@ -51,14 +53,6 @@ def min_jerk(s: np.ndarray | float) -> np.ndarray | float:
     return 10 * s**3 - 15 * s**4 + 6 * s**5
 
 
-def axis_angle_matrix(axis: np.ndarray, angle: float) -> np.ndarray:
-    quat = np.empty(4)
-    mujoco.mju_axisAngle2Quat(quat, axis / np.linalg.norm(axis), angle)
-    mat = np.empty(9)
-    mujoco.mju_quat2Mat(mat, quat)
-    return mat.reshape(3, 3)
-
-
 class Executor:
     """Plans and executes metric commands for the arms of one world."""
 
@@ -85,7 +79,7 @@ class Executor:
             target = np.clip(pos + delta, WORKSPACE_LOW, WORKSPACE_HIGH)
             if not np.allclose(target, pos + delta, atol=1e-9):
                 clamped_arms.append(arm)
-            distance = float(np.linalg.norm(target - pos))
+            distance = fm.norm(target - pos)
             longest = max(longest, distance)
             n = max(1, int(np.ceil(distance / TRANSLATION_SAMPLE_M)))
             poses = [(pos + (target - pos) * (k / n), rot) for k in range(1, n + 1)]
@@ -107,13 +101,13 @@ class Executor:
         pos, rot = handle.control_pose(self.world.data)
         gc = handle.gc(self.world.data)
         axis_world = rot[:, local_axis]
-        n_way = max(1, int(np.ceil(abs(np.rad2deg(angle_rad)) / ROTATION_WAYPOINT_DEG)))
-        n_samples = max(n_way, int(np.ceil(abs(np.rad2deg(angle_rad)) / ROTATION_SAMPLE_DEG)))
+        n_way = max(1, int(np.ceil(abs(math.degrees(angle_rad)) / ROTATION_WAYPOINT_DEG)))
+        n_samples = max(n_way, int(np.ceil(abs(math.degrees(angle_rad)) / ROTATION_SAMPLE_DEG)))
         poses = []
         for k in range(1, n_samples + 1):
-            r_delta = axis_angle_matrix(axis_world, angle_rad * k / n_samples)
-            r_new = r_delta @ rot
-            p_new = gc - r_delta @ (gc - pos)
+            r_delta = fm.axis_angle_matrix(axis_world, angle_rad * k / n_samples)
+            r_new = fm.matmul(r_delta, rot)
+            p_new = gc - fm.matvec(r_delta, gc - pos)
             if np.any(p_new < WORKSPACE_LOW - 1e-9) or np.any(p_new > WORKSPACE_HIGH + 1e-9):
                 return PlanResult(False, "rotation would move the end effector outside the robot workspace")
             poses.append((p_new, r_new))
@@ -121,7 +115,7 @@ class Executor:
             path = self._plan(arm, poses)
         except PlanningError as err:
             return PlanResult(False, str(err))
-        self._execute({arm: path}, max(MIN_DURATION, abs(np.rad2deg(angle_rad)) / ANGULAR_SPEED_DEG))
+        self._execute({arm: path}, max(MIN_DURATION, abs(math.degrees(angle_rad)) / ANGULAR_SPEED_DEG))
         return PlanResult(True, f"rotation executed in {n_way} waypoint(s)")
 
     def set_gripper(self, arms: list[str], open_: bool) -> PlanResult:

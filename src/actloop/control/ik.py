@@ -2,7 +2,8 @@
 
 IK runs on a private scratch ``MjData`` so solving never disturbs the simulation state. Joint limits
 are enforced by clamping each iterate; a small null-space pull towards the starting configuration keeps
-solutions close to the current posture (no elbow flips between neighbouring waypoints).
+solutions close to the current posture (no elbow flips between neighbouring waypoints). All linear
+algebra goes through :mod:`actloop.sim.fixedmath`, so a solution is the same on every CPU.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ from dataclasses import dataclass
 
 import mujoco
 import numpy as np
+
+from actloop.sim import fixedmath as fm
 
 POSITION_TOLERANCE = 5e-4  # metres
 ROTATION_TOLERANCE = 5e-3  # radians
@@ -32,7 +35,7 @@ class IKResult:
 def rotation_error(current: np.ndarray, target: np.ndarray) -> np.ndarray:
     """World-frame rotation vector taking ``current`` to ``target`` (both 3x3)."""
     err_quat = np.empty(4)
-    mujoco.mju_mat2Quat(err_quat, (target @ current.T).reshape(9))
+    mujoco.mju_mat2Quat(err_quat, fm.matmul_t(target, current).reshape(9))
     vec = np.empty(3)
     mujoco.mju_quat2Vel(vec, err_quat, 1.0)
     return vec
@@ -61,9 +64,17 @@ class ArmIK:
         mujoco.mj_comPos(self.model, self.scratch)
 
     def solve(
-        self, qpos_full: np.ndarray, target_pos: np.ndarray, target_rot: np.ndarray, q_start: np.ndarray
+        self,
+        qpos_full: np.ndarray,
+        target_pos: np.ndarray,
+        target_rot: np.ndarray,
+        q_start: np.ndarray,
+        stop_error: tuple[float, float] = (POSITION_TOLERANCE * 0.2, ROTATION_TOLERANCE * 0.2),
     ) -> IKResult:
-        """Solve for arm joints reaching ``target_pos``/``target_rot``, starting from ``q_start``."""
+        """Solve for arm joints reaching ``target_pos``/``target_rot``, starting from ``q_start``.
+
+        Iteration stops once the position and rotation errors are below ``stop_error`` (m, rad).
+        """
         q = np.clip(q_start.astype(np.float64), self.lower, self.upper)
         q_rest = q.copy()
         pos_err = rot_err = np.inf
@@ -73,17 +84,17 @@ class ArmIK:
             rot = self.scratch.site_xmat[self.site].reshape(3, 3)
             e_pos = target_pos - pos
             e_rot = rotation_error(rot, target_rot)
-            pos_err, rot_err = float(np.linalg.norm(e_pos)), float(np.linalg.norm(e_rot))
-            if pos_err < POSITION_TOLERANCE * 0.2 and rot_err < ROTATION_TOLERANCE * 0.2:
+            pos_err, rot_err = fm.norm(e_pos), fm.norm(e_rot)
+            if pos_err < stop_error[0] and rot_err < stop_error[1]:
                 break
             mujoco.mj_jacSite(self.model, self.scratch, self._jacp, self._jacr, self.site)
             jac = np.vstack([self._jacp[:, self.dof_idx], self._jacr[:, self.dof_idx]])
             err = np.concatenate([e_pos, e_rot])
-            jjt = jac @ jac.T + DAMPING * np.eye(6)
-            dq = jac.T @ np.linalg.solve(jjt, err)
-            # null-space pull towards the start posture
-            null = np.eye(7) - jac.T @ np.linalg.solve(jjt, jac)
-            dq += null @ (0.05 * (q_rest - q))
+            jjt = fm.Cholesky(fm.matmul_t(jac, jac) + DAMPING * np.eye(6))
+            dq = fm.mat_t_vec(jac, jjt.solve(err))
+            # null-space pull towards the start posture: (I - J^T (J J^T)^-1 J) v
+            pull = 0.05 * (q_rest - q)
+            dq += pull - fm.mat_t_vec(jac, jjt.solve(fm.matvec(jac, pull)))
             step = float(np.max(np.abs(dq)))
             if step > 0.2:
                 dq *= 0.2 / step

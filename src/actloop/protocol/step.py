@@ -23,6 +23,11 @@ class Evaluation:
     checkpoints: dict[str, bool]
     state_hash: str
     metrics: dict[str, float] = field(default_factory=dict)
+    paper_success: bool = False
+    """The seed's literal predicate (tables 22-25) on this state; ``success`` is the hardened one."""
+    paper_conditions: dict[str, bool] = field(default_factory=dict)
+    poses: dict[str, list[float]] = field(default_factory=dict)
+    """Pose (x, y, z, qw, qx, qy, qz) of each object of interest, for comparisons across platforms."""
 
 
 @dataclass(frozen=True)

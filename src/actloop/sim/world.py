@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import hashlib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -11,6 +12,9 @@ import mujoco
 import numpy as np
 
 _STATE_SPEC = mujoco.mjtState.mjSTATE_INTEGRATION
+_HASHED_SPEC = int(mujoco.mjtState.mjSTATE_INTEGRATION) & ~int(mujoco.mjtState.mjSTATE_WARMSTART)
+"""What the state hash covers: the integration state without the solver's warm start, a solver internal
+that differs in its last bits between platforms even when every physical quantity agrees."""
 
 
 @dataclass(frozen=True)
@@ -88,8 +92,27 @@ class World:
         self.forward()
 
     def state_hash(self) -> str:
-        """SHA-256 of the full integration state: equal hashes mean bit-identical states."""
-        return self.snapshot().digest()
+        """SHA-256 of the physical and control state (time, qpos, qvel, act, controls, applied forces,
+        mocap, equality flags) without solver internals: equal hashes mean bit-identical states."""
+        size = mujoco.mj_stateSize(self.model, _HASHED_SPEC)
+        values = np.empty(size, dtype=np.float64)
+        mujoco.mj_getState(self.model, self.data, values, _HASHED_SPEC)
+        return hashlib.sha256(values.tobytes()).hexdigest()
+
+    def scratch_copy(self) -> World:
+        """An independent world on the same model with a copy of the current state, for evaluator-side
+        what-if simulation; stepping it never touches this world."""
+        scratch = World.__new__(World)
+        scratch.model = self.model
+        scratch.data = copy.copy(self.data)
+        scratch._observer = None
+        scratch._steps_since_observed = 0
+        return scratch
+
+    def body_pose(self, name: str) -> tuple[float, ...]:
+        """Position (x, y, z) and quaternion (w, x, y, z) of a body as seven plain floats."""
+        body = self.data.body(name)
+        return tuple(float(v) for v in (*body.xpos, *body.xquat))
 
     # --- evaluator-side queries (never sent to the agent) ---
     def body_position(self, name: str) -> np.ndarray:

@@ -15,7 +15,6 @@ import mujoco
 import numpy as np
 
 from actloop.control.executor import Executor, PlanResult
-from actloop.control.ik import ArmIK
 from actloop.protocol.action_space import MAX_CONSECUTIVE_CAMERA_ACTIONS, ActionSpace
 from actloop.protocol.decisions import (
     MAX_ANGLE_DEG,
@@ -37,17 +36,13 @@ from actloop.protocol.step import Evaluation, StepResult
 from actloop.sim import camera as cam
 from actloop.sim.arm import ArmHandle
 from actloop.sim.render import DEFAULT_HEIGHT, DEFAULT_WIDTH, Renderer, encode_png
-from actloop.sim.robot import GC_OFFSET
 from actloop.sim.scene import LEFT_ARM, RIGHT_ARM, SceneConfig, build_model
 from actloop.sim.world import World
+from actloop.vabench.home import home_configuration
 from actloop.vabench.task import Task, TaskContext, get_task
 
 Protocol = Literal["active", "passive"]
 RESET_SETTLE_STEPS = 250
-HOME_GC = {"right": np.array([0.25, -0.20, 0.95]), "left": np.array([-0.25, -0.20, 0.95])}
-# Gripper pointing straight down, fingers closing along world x: columns rx, ry, rz.
-HOME_ROTATION = np.array([[0.0, 1.0, 0.0], [0.0, 0.0, -1.0], [-1.0, 0.0, 0.0]])
-HOME_SEED_Q = np.array([0.0, -0.6, 0.0, -2.9, 0.0, 2.3, 0.8])
 _WORLD_AXES = {"x": 0, "y": 1, "z": 2}
 _LOCAL_AXES = {"rx": 0, "ry": 1, "rz": 2}
 
@@ -138,15 +133,18 @@ class SpatialEnv:
 
     def evaluate(self) -> Evaluation:
         self._world.forward()
-        conditions = self.task.conditions(self._ctx)
+        verdict = self.task.verdict(self._ctx)
         for name, reached in self.task.checkpoints(self._ctx).items():
             self._checkpoints[name] = self._checkpoints.get(name, False) or reached
         return Evaluation(
-            success=all(conditions.values()),
-            conditions=conditions,
+            success=verdict.success,
+            conditions=verdict.conditions,
             checkpoints=dict(self._checkpoints),
             state_hash=self._world.state_hash(),
             metrics=self.task.metrics(self._ctx),
+            paper_success=verdict.paper_success,
+            paper_conditions=verdict.paper_conditions,
+            poses={b: list(self._world.body_pose(b)) for b in self.task.objects_of_interest},
         )
 
     # --- internals ---
@@ -154,7 +152,7 @@ class SpatialEnv:
         self._world = World(self._model)
         self._arms = {a: ArmHandle.from_model(self._model, a) for a in self.task.arms}
         for name, handle in self._arms.items():
-            handle.set_configuration(self._world.data, self._home_configuration(name), gripper_open=True)
+            handle.set_configuration(self._world.data, home_configuration(name), gripper_open=True)
         self._world.forward()
         self._world.step(RESET_SETTLE_STEPS)
         self._world.forward()
@@ -171,14 +169,6 @@ class SpatialEnv:
         self._frames_by_step: dict[int, tuple[Frame, ...]] = {}
         self.steps = 0
         self._done = False
-
-    def _home_configuration(self, arm: str) -> np.ndarray:
-        ik = ArmIK(self._model, arm)
-        target = HOME_GC[arm] - HOME_ROTATION[:, 0] * GC_OFFSET
-        solution = ik.solve(self._world.data.qpos.copy(), target, HOME_ROTATION, HOME_SEED_Q)
-        if not solution.converged:
-            raise RuntimeError(f"home pose of the {arm} arm is unreachable; check the arm mount")
-        return solution.q
 
     def _refusal(self, action: EnvAction) -> str | None:
         """Why an action cannot be dispatched at all, or None. Refused actions use no budget."""

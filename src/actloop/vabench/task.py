@@ -38,6 +38,26 @@ class TaskContext:
         return self.latched[name]
 
 
+@dataclass(frozen=True)
+class Verdict:
+    """The checker's verdict on one state: our hardened conditions and the seed's literal ones.
+
+    ``conditions`` decide the episode (success ends it); ``paper_conditions`` are the seed's tables
+    22-25 term by term, kept so scores stay comparable with the paper.
+    """
+
+    conditions: dict[str, bool]
+    paper_conditions: dict[str, bool]
+
+    @property
+    def success(self) -> bool:
+        return all(self.conditions.values())
+
+    @property
+    def paper_success(self) -> bool:
+        return all(self.paper_conditions.values())
+
+
 class Task(ABC):
     """One task family instantiated for one seed.
 
@@ -68,6 +88,14 @@ class Task(ABC):
     @abstractmethod
     def conditions(self, ctx: TaskContext) -> dict[str, bool]:
         """The terminal predicate as named conditions; success means all are True."""
+
+    def paper_conditions(self, ctx: TaskContext) -> dict[str, bool]:
+        """The seed's literal terminal predicate as named conditions."""
+        return self.conditions(ctx)
+
+    def verdict(self, ctx: TaskContext) -> Verdict:
+        """Both verdicts on the current state."""
+        return Verdict(self.conditions(ctx), self.paper_conditions(ctx))
 
     @abstractmethod
     def checkpoints(self, ctx: TaskContext) -> dict[str, bool]:
