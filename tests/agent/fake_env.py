@@ -10,6 +10,7 @@ import hashlib
 import io
 import threading
 import time
+from typing import Any
 
 from PIL import Image
 
@@ -103,6 +104,9 @@ class FakeEnv:
 
     def frames_at(self, step: int) -> tuple[Frame, ...] | None:
         return self._frames.get(step)
+
+    def provenance(self) -> dict[str, Any]:
+        return {"scene_id": "fake-scene", "platform": {"digest": "fake-platform"}}
 
     def close(self) -> None:
         self.closed = True

@@ -85,6 +85,9 @@ def test_events_frames_and_result(tmp_path: Path) -> None:
         "checkpoints": {"reached": True},
         "state_hash": "abc123",
         "metrics": {},
+        "paper_success": False,
+        "paper_conditions": {},
+        "poses": {},
     }
     assert json.loads((tmp_path / "ep" / "result.json").read_text())["stop_reason"] == "budget"
     with pytest.raises(ValueError, match="closed"):

@@ -24,7 +24,8 @@ def record(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_a_recorded_episode_reproduces_exactly(record: Path) -> None:
     check = reexecute(record)
-    assert check.identical and check.steps > 5 and check.replayed_success is True
+    assert check.reproduced and check.bitwise and check.steps > 5 and check.replayed_success is True
+    assert check.max_deviation.position_m == 0.0 and check.max_deviation.rotation_rad == 0.0
     steps = [json.loads(line) for line in (record / "events.jsonl").open()]
     last = [e["data"] for e in steps if e["type"] == "env_step"][-1]
     assert check.final_state_hash == last["evaluation"]["state_hash"]
@@ -40,8 +41,8 @@ def test_a_tampered_decision_is_reported_at_its_step(record: Path, tmp_path: Pat
     moves[1]["data"]["decision"]["distance_mm"] += 7.0
     (copy / "events.jsonl").write_text("\n".join(json.dumps(e) for e in events) + "\n")
     check = reexecute(copy)
-    assert not check.identical
-    assert check.mismatches[0].startswith(f"step {moves[1]['data']['step']}:")
+    assert not check.reproduced
+    assert check.differences[0].startswith(f"step {moves[1]['data']['step']}:")
     assert main(["replay", str(copy)]) == 1
 
 

@@ -10,7 +10,9 @@ import numpy as np
 import pytest
 from scene_edit import MakeEnv
 
-from actloop.vabench.seeds import EVALUATION_SEEDS, load_manifest, run_expert, scene_hash
+from actloop.records.compare import SCENE_POSITION_TOLERANCE_M, SCENE_ROTATION_TOLERANCE_RAD, pose_deviation
+from actloop.sim.fingerprint import platform_fingerprint, same_platform
+from actloop.vabench.seeds import EVALUATION_SEEDS, load_manifest, run_expert, scene_of
 from actloop.vabench.task import get_task, task_names
 
 LIFT_CHECKPOINTS = ("approached", "grasped", "lifted")
@@ -185,7 +187,13 @@ def test_manifest_holds_20_seeds_a_separate_demo_seed_and_reproduces(task: str) 
     assert manifest.demo_seed is not None and manifest.demo_seed > seeds[-1]
     assert manifest.probed >= EVALUATION_SEEDS + 1
     entry = manifest.seeds[0]
-    assert scene_hash(task, entry["seed"]) == entry["scene_hash"]
+    scene = scene_of(task, entry["seed"])
+    assert scene["scene_id"] == entry["scene_id"]
+    assert pose_deviation(entry["poses"], scene["poses"]).within(
+        SCENE_POSITION_TOLERANCE_M, SCENE_ROTATION_TOLERANCE_RAD
+    )
+    if same_platform(manifest.platform, platform_fingerprint()):
+        assert scene["state_hash"] == entry["state_hash"]
 
 
 @pytest.mark.parametrize("task", TASKS)

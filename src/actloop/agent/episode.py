@@ -58,6 +58,8 @@ class EpisodeLoop:
         self.messages = messages
         self.recorder = recorder
         self.last: StepResult | None = None
+        self.paper_success_step: int | None = None
+        """First step whose state met the paper's literal predicate (where the paper's episode ends)."""
         self.repairs = 0
         self.model_calls = 0
         self.tokens = TokenCount()
@@ -71,6 +73,7 @@ class EpisodeLoop:
             "episode_start",
             {
                 **start,
+                **await anyio.to_thread.run_sync(self.env.provenance),
                 "instruction": self.env.instruction,
                 "budget": self.env.budget,
                 "action_space": asdict(space),
@@ -122,6 +125,8 @@ class EpisodeLoop:
     def _observe(self, result: StepResult) -> None:
         """Record the observation and send it; earlier images become placeholders."""
         self.last = result
+        if result.evaluation.paper_success and self.paper_success_step is None:
+            self.paper_success_step = result.observation.step
         self.recorder.observation(result.observation)
         omit_images(self.messages)
         self.messages.append(observation_message(result.observation))

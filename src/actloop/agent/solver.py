@@ -139,6 +139,12 @@ class _Episode:
     ) -> dict[str, Any]:
         last = loop.last if loop else None
         failed = [name for name, ok in last.evaluation.conditions.items() if not ok] if last else []
+        paper_step = loop.paper_success_step if loop else None
+        paper_failed = (
+            [name for name, ok in last.evaluation.paper_conditions.items() if not ok]
+            if last and paper_step is None
+            else []
+        )
         row = {
             "suite": self.spec.suite,
             "task": self.spec.task,
@@ -152,6 +158,9 @@ class _Episode:
             "budget": last.observation.budget if last else None,
             "stop_reason": stop_reason,
             "failed_conditions": failed,
+            "paper_success": paper_step is not None,
+            "paper_success_step": paper_step,
+            "paper_failed_conditions": paper_failed,
             "checkpoints": dict(last.evaluation.checkpoints) if last else {},
             "record_dir": str(self.recorder.directory.relative_to(self.out_dir)),
             "repairs": loop.repairs if loop else 0,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Any, Protocol
 
 from actloop.protocol.action_space import ActionSpace
 from actloop.protocol.decisions import EnvAction
@@ -32,6 +32,12 @@ class Environment(Protocol):
 
     def frames_at(self, step: int) -> tuple[Frame, ...] | None:
         """The clean frames the model saw at ``step`` (for the ``camera.history`` tool), or None."""
+        ...
+
+    def provenance(self) -> dict[str, Any]:
+        """Evaluator-side facts about the environment, recorded with the episode and never shown to the
+        model: at least ``scene_id`` (the scene's identity on every machine) and ``platform`` (the
+        fingerprint deciding whether states may be compared bit for bit)."""
         ...
 
     def close(self) -> None: ...

@@ -1,8 +1,12 @@
-"""Re-executing a recorded episode without its model, to confirm that it reproduces exactly.
+"""Re-executing a recorded episode without its model, to confirm that it reproduces.
 
-The record's ``episode_start`` names the environment factory and arguments; every ``env_step`` holds the
-decision sent and the state hash after it. Replaying the decisions in order on a fresh environment must
-give the same dispatch outcome and state hash at every step, and the same final result.
+The record's ``episode_start`` names the environment factory and arguments, the scene identity and the
+platform fingerprint; every ``env_step`` holds the decision sent and the evaluator's view after it.
+Replaying the decisions in order on a fresh environment must give, at every step, the same dispatch,
+planner outcome, named conditions (ours and the paper's), checkpoints and success. Object poses must
+agree bit for bit (state hashes) when the platform fingerprints match, and within the episode
+tolerances of :mod:`actloop.records.compare` when they do not. The replay always plays to the end and
+reports every differing step with its magnitude.
 """
 
 from __future__ import annotations
@@ -13,25 +17,45 @@ from pathlib import Path
 from typing import Any
 
 from actloop.protocol.parse import DecisionError, decision_from_json
+from actloop.protocol.step import StepResult
+from actloop.records.compare import (
+    EPISODE_POSITION_TOLERANCE_M,
+    EPISODE_ROTATION_TOLERANCE_RAD,
+    PoseDeviation,
+    pose_deviation,
+)
 from actloop.runtime.factory import resolve_factory
+from actloop.sim.fingerprint import same_platform
 
 EVENTS_FILE = "events.jsonl"
+EXACT_FIELDS = ("success", "paper_success", "conditions", "paper_conditions", "checkpoints")
+"""Evaluation fields that must match exactly on any platform."""
 
 
 @dataclass
 class ReplayCheck:
-    """The outcome of re-executing one record."""
+    """The outcome of re-executing one record.
+
+    ``bitwise`` says how states were compared: True when the record's platform fingerprint matches this
+    machine's (state hashes must be equal), False when poses were compared within tolerance.
+    """
 
     record_dir: Path
+    bitwise: bool = False
     steps: int = 0
-    mismatches: list[str] = field(default_factory=list)
+    differences: list[str] = field(default_factory=list)
+    max_deviation: PoseDeviation = field(default_factory=PoseDeviation)
     recorded_success: bool | None = None
     replayed_success: bool | None = None
     final_state_hash: str | None = None
 
     @property
-    def identical(self) -> bool:
-        return not self.mismatches and self.recorded_success == self.replayed_success
+    def reproduced(self) -> bool:
+        return not self.differences and self.recorded_success == self.replayed_success
+
+    @property
+    def mode(self) -> str:
+        return "bitwise" if self.bitwise else "within tolerance"
 
 
 def _events(record_dir: Path) -> list[dict[str, Any]]:
@@ -47,8 +71,38 @@ def _events(record_dir: Path) -> list[dict[str, Any]]:
     return events
 
 
+def _step_differences(recorded: dict[str, Any], result: StepResult, bitwise: bool) -> list[str]:
+    """What differs between a recorded ``env_step`` and its replay (empty if nothing)."""
+    found = []
+    feedback, evaluation = result.observation.feedback, result.evaluation
+    replayed: dict[str, Any] = {
+        "dispatched": result.dispatched,
+        "planner_success": feedback.planner_success,
+    }
+    for name in ("dispatched", "planner_success"):
+        if replayed[name] != recorded.get(name):
+            found.append(f"{name} recorded {recorded.get(name)}, replayed {replayed[name]}")
+    rec_eval = recorded["evaluation"]
+    for name in EXACT_FIELDS:
+        if name not in rec_eval:  # a record older than the field
+            continue
+        now = getattr(evaluation, name)
+        if isinstance(now, dict):
+            changed = sorted(
+                k for k in now.keys() | rec_eval[name].keys() if now.get(k) != rec_eval[name].get(k)
+            )
+            if changed:
+                pairs = ", ".join(f"{k} {rec_eval[name].get(k)}→{now.get(k)}" for k in changed)
+                found.append(f"{name} differ: {pairs}")
+        elif now != rec_eval[name]:
+            found.append(f"{name} recorded {rec_eval[name]}, replayed {now}")
+    if bitwise and evaluation.state_hash != rec_eval["state_hash"]:
+        found.append(f"state hash {evaluation.state_hash[:12]} != recorded {rec_eval['state_hash'][:12]}")
+    return found
+
+
 def reexecute(record_dir: Path) -> ReplayCheck:
-    """Replay the recorded decisions on a fresh environment and compare every step."""
+    """Replay the recorded decisions on a fresh environment and compare every step to the end."""
     events = _events(record_dir)
     start = next((e["data"] for e in events if e["type"] == "episode_start"), None)
     if start is None:
@@ -57,24 +111,38 @@ def reexecute(record_dir: Path) -> ReplayCheck:
     check = ReplayCheck(record_dir, recorded_success=None if end is None else bool(end["success"]))
     env = resolve_factory(start["env_factory"])(**start["env_kwargs"])
     try:
+        here = env.provenance()
+        check.bitwise = same_platform(start.get("platform"), here.get("platform"))
+        if start.get("scene_id") and start["scene_id"] != here.get("scene_id"):
+            check.differences.append(
+                f"reset: scene identity {str(here.get('scene_id'))[:12]} != recorded {start['scene_id'][:12]}"
+            )
         result = env.reset()
         for event in (e["data"] for e in events if e["type"] == "env_step"):
+            if result.done:
+                check.differences.append(
+                    f"step {event['step']}: the replay ended at step {check.steps} ({result.stop_reason}) "
+                    "but the record goes on"
+                )
+                break
             decision = decision_from_json(event["decision"], env.action_space)
             if isinstance(decision, DecisionError):  # the action vocabulary changed since recording
-                check.mismatches.append(
+                check.differences.append(
                     f"step {event['step']}: the recorded decision no longer parses: {decision}"
                 )
                 break
             result = env.step(decision)
             check.steps += 1
-            recorded = event["evaluation"]["state_hash"]
-            if result.dispatched != event["dispatched"] or result.evaluation.state_hash != recorded:
-                check.mismatches.append(
-                    f"step {event['step']}: state {result.evaluation.state_hash[:12]} "
-                    f"(dispatched {result.dispatched}) != recorded {recorded[:12]} "
-                    f"(dispatched {event['dispatched']})"
+            found = _step_differences(event, result, check.bitwise)
+            recorded_poses = event["evaluation"].get("poses")
+            if recorded_poses:
+                deviation = pose_deviation(recorded_poses, result.evaluation.poses)
+                check.max_deviation = max(
+                    check.max_deviation, deviation, key=lambda d: (d.position_m, d.rotation_rad)
                 )
-                break
+                if not deviation.within(EPISODE_POSITION_TOLERANCE_M, EPISODE_ROTATION_TOLERANCE_RAD):
+                    found.append(f"poses beyond tolerance: {deviation.text()}")
+            check.differences += [f"step {event['step']}: {line}" for line in found]
         check.replayed_success = bool(result.evaluation.success)
         check.final_state_hash = result.evaluation.state_hash
     finally:

@@ -49,6 +49,8 @@ class Episode:
     run: int
     condition: Condition
     success: bool
+    paper_success: bool | None
+    """The seed's literal predicate held at some step (None: a row recorded before it was kept)."""
     steps: int | None
     budget: int | None
     stop_reason: str
@@ -125,6 +127,7 @@ def parse_row(row: dict[str, Any], source: Path) -> Episode:
             str(row["model"]), str(row.get("protocol") or "active"), str(row.get("summary") or NO_SUMMARY)
         ),
         success=row.get("success") is True,
+        paper_success=row["paper_success"] is True if "paper_success" in row else None,
         steps=_int_or_none(row.get("steps")),
         budget=_int_or_none(row.get("budget")),
         stop_reason=str(row.get("stop_reason") or "error"),

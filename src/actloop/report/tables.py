@@ -386,6 +386,39 @@ def outcome_table(a: Analysis) -> Table:
     return table
 
 
+def verdict_table(a: Analysis) -> Table:
+    """Our hardened verdict against the seed's literal one, per condition and task, with disagreements.
+
+    The paper's verdict counts an episode as a success when its literal predicate held at any step (the
+    paper's episode ends there); ours requires a settled, unsupported state that our stricter conditions
+    confirm. "Paper only" episodes are states the literal checker accepted and ours did not.
+    """
+    columns = ["Condition", "Task", "Episodes", "Ours", "Paper", "Paper only", "Ours only", "Unknown"]
+    table = Table("verdicts", "Hardened vs paper-literal success (episodes)", columns)
+    for cond in a.conditions:
+        for task in [*a.base_tasks, *a.variants]:
+            episodes = [e for e in a.episodes if e.condition == cond and e.task == task]
+            if not episodes:
+                continue
+            known = [e for e in episodes if e.paper_success is not None]
+            counts = {
+                "episodes": len(episodes),
+                "ours": sum(e.success for e in episodes),
+                "paper": sum(bool(e.paper_success) for e in known),
+                "paper_only": sum(bool(e.paper_success) and not e.success for e in known),
+                "ours_only": sum(e.success and not e.paper_success for e in known),
+                "unknown": len(episodes) - len(known),
+            }
+            table.add([cond.label, task, *(str(v) for v in counts.values())])
+            table.records.append({**condition_fields(cond), "task": task, **counts})
+    disagreements = sum(r["paper_only"] + r["ours_only"] for r in table.records)
+    table.notes.append(
+        f'{disagreements} episode(s) where the verdicts disagree; "Unknown": rows recorded without the '
+        "paper verdict"
+    )
+    return table
+
+
 def all_tables(a: Analysis) -> list[Table]:
     """Every table the data supports, in report order."""
     tables = [summary_table(a), task_matrix(a), progress_table(a)]
@@ -393,7 +426,7 @@ def all_tables(a: Analysis) -> list[Table]:
     if comparisons:
         tables += [protocol_table(comparisons), family_protocol_table(a, comparisons)]
     tables += held_out_tables(a)
-    tables.append(outcome_table(a))
+    tables += [verdict_table(a), outcome_table(a)]
     return tables
 
 

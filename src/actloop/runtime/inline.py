@@ -55,6 +55,9 @@ class InProcessEnv:
     def frames_at(self, step: int) -> tuple[Frame, ...] | None:
         return self._run(self._env.frames_at, step)
 
+    def provenance(self) -> dict[str, Any]:
+        return self._run(self._env.provenance)
+
     def close(self) -> None:
         """Close the wrapped environment once and stop its thread."""
         if self._closed:

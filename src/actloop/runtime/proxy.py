@@ -46,3 +46,6 @@ class EnvProxy(ABC):
 
     def frames_at(self, step: int) -> tuple[Frame, ...] | None:
         return self._call("frames_at", step)
+
+    def provenance(self) -> dict[str, Any]:
+        return self._call("provenance")

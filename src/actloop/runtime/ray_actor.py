@@ -55,6 +55,9 @@ class _Host:
     def frames_at(self, step: int) -> tuple[Frame, ...] | None:
         return self.env.frames_at(step)
 
+    def provenance(self) -> dict[str, Any]:
+        return self.env.provenance()
+
     def close(self) -> None:
         self.env.close()
 

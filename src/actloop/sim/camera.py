@@ -8,6 +8,7 @@ direction is the yaw heading. Positions are clamped to the camera workspace afte
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -38,12 +39,12 @@ class CameraPose:
     pitch_deg: float
 
     def forward(self) -> np.ndarray:
-        y, p = np.deg2rad(self.yaw_deg), np.deg2rad(self.pitch_deg)
-        return np.array([np.cos(p) * np.cos(y), np.cos(p) * np.sin(y), np.sin(p)])
+        y, p = math.radians(self.yaw_deg), math.radians(self.pitch_deg)
+        return np.array([math.cos(p) * math.cos(y), math.cos(p) * math.sin(y), math.sin(p)])
 
     def right(self) -> np.ndarray:
-        y = np.deg2rad(self.yaw_deg)
-        return np.array([np.sin(y), -np.cos(y), 0.0])
+        y = math.radians(self.yaw_deg)
+        return np.array([math.sin(y), -math.cos(y), 0.0])
 
     def up(self) -> np.ndarray:
         return np.cross(self.right(), self.forward())
@@ -62,9 +63,9 @@ def look_at(eye: np.ndarray | tuple[float, ...], target: np.ndarray | tuple[floa
     """A pose at ``eye`` (clamped to the workspace) looking at ``target``."""
     position = clamp_position(np.asarray(eye, dtype=float))
     d = np.asarray(target, dtype=float) - np.asarray(position)
-    horizontal = float(np.hypot(d[0], d[1]))
-    yaw = 90.0 if horizontal < 1e-9 else float(np.rad2deg(np.arctan2(d[1], d[0])))
-    pitch = float(np.rad2deg(np.arctan2(d[2], horizontal)))
+    horizontal = math.hypot(float(d[0]), float(d[1]))
+    yaw = 90.0 if horizontal < 1e-9 else math.degrees(math.atan2(float(d[1]), float(d[0])))
+    pitch = math.degrees(math.atan2(float(d[2]), horizontal))
     return CameraPose(position, yaw, float(np.clip(pitch, *PITCH_LIMITS_DEG)))
 
 

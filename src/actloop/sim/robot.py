@@ -8,6 +8,7 @@ without sag. Names are prefixed with the arm name (``right_joint1``, ``right_han
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -61,8 +62,8 @@ def _fmt(v: tuple[float, ...] | np.ndarray) -> str:
 def arm_xml(mount: ArmMount) -> str:
     """The MJCF ``<body>`` tree of one arm with its hand, for the world body."""
     p = mount.name
-    yaw = np.deg2rad(mount.yaw_deg)
-    base_quat = (np.cos(yaw / 2), 0.0, 0.0, np.sin(yaw / 2))
+    yaw = math.radians(mount.yaw_deg)
+    base_quat = (math.cos(yaw / 2), 0.0, 0.0, math.sin(yaw / 2))
     geom = f'contype="{ROBOT_CONTYPE}" conaffinity="{ROBOT_CONAFFINITY}" group="1"'
     out = [
         f'<body name="{p}_link0" pos="{_fmt(mount.base)}" quat="{_fmt(base_quat)}" gravcomp="1">',
@@ -90,7 +91,7 @@ def arm_xml(mount: ArmMount) -> str:
             f'<geom name="{p}_joint{i}_housing" type="cylinder" size="{r} {r * 0.9:.4f}" '
             f'rgba="{JOINT_COLOR}" {geom}/>'
         )
-        if np.linalg.norm(child) > 1e-6:
+        if math.dist(child, (0.0, 0.0, 0.0)) > 1e-6:
             out.append(
                 f'<geom name="{p}_link{i}_seg" type="capsule" fromto="0 0 0 {_fmt(child)}" '
                 f'size="{r * 0.85:.4f}" rgba="{LINK_COLOR}" {geom}/>'

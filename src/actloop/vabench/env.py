@@ -8,8 +8,10 @@ evaluator-only evaluations separately (see ``protocol.step``).
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
-from typing import Literal
+from typing import Any, Literal
 
 import mujoco
 import numpy as np
@@ -35,8 +37,9 @@ from actloop.protocol.observation import ArmState, Feedback, Frame, Observation
 from actloop.protocol.step import Evaluation, StepResult
 from actloop.sim import camera as cam
 from actloop.sim.arm import ArmHandle
+from actloop.sim.fingerprint import actloop_version, platform_fingerprint
 from actloop.sim.render import DEFAULT_HEIGHT, DEFAULT_WIDTH, Renderer, encode_png
-from actloop.sim.scene import LEFT_ARM, RIGHT_ARM, SceneConfig, build_model
+from actloop.sim.scene import LEFT_ARM, RIGHT_ARM, SceneConfig, scene_xml
 from actloop.sim.world import World
 from actloop.vabench.home import home_configuration
 from actloop.vabench.task import Task, TaskContext, get_task
@@ -70,7 +73,8 @@ class SpatialEnv:
         self._config = SceneConfig(arms=tuple(mounts[a] for a in self.task.arms), objects=self.task.objects())
         self._size = (width, height)
         self._render = render
-        self._model = build_model(self._config)
+        self._xml = scene_xml(self._config)
+        self._model = mujoco.MjModel.from_xml_string(self._xml)
         self._renderer: Renderer | None = None
         self._space = ActionSpace(arms=self.task.arms, camera=protocol == "active")
         self._reset_state()
@@ -122,7 +126,29 @@ class SpatialEnv:
             self._renderer.close()
             self._renderer = None
 
+    def provenance(self) -> dict[str, Any]:
+        """Evaluator-side facts about this environment: scene identity and platform fingerprint."""
+        return {"scene_id": self.scene_id, "platform": platform_fingerprint()}
+
     # --- evaluator-side access (seed screening, tests, expert) ---
+    @property
+    def scene_id(self) -> str:
+        """SHA-256 of everything the scene is built from: task, seed, sampled layout, the full scene XML,
+        the home joint vectors and the actloop and MuJoCo versions. It names the scene on every machine;
+        the settled state it produces is compared separately, with tolerances across platforms."""
+        inputs = {
+            "suite": "vabench",
+            "task": self.task.name,
+            "seed": self.seed,
+            "layout": self.task.layout,
+            "scene_xml": self._xml,
+            "home_q": {arm: [float(q) for q in home_configuration(arm)] for arm in self.task.arms},
+            "actloop": actloop_version(),
+            "mujoco": mujoco.__version__,
+        }
+        canonical = json.dumps(inputs, sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(canonical.encode()).hexdigest()
+
     @property
     def context(self) -> TaskContext:
         return self._ctx

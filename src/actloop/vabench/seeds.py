@@ -16,11 +16,20 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import mujoco
 import numpy as np
 
 from actloop.protocol.step import StepResult
+from actloop.records.compare import (
+    SCENE_POSITION_TOLERANCE_M,
+    SCENE_ROTATION_TOLERANCE_RAD,
+    PoseDeviation,
+    pose_deviation,
+    rotation_between,
+)
+from actloop.sim.fingerprint import actloop_version, platform_fingerprint, same_platform
 from actloop.vabench.env import SpatialEnv
 
 FIRST_CANDIDATE = 1000
@@ -33,14 +42,17 @@ MAX_DRIFT_DEG = 3.0
 MANIFEST_DIR = Path(str(resources.files("actloop.vabench") / "manifests"))
 
 
+MANIFEST_FORMAT = 2
+
+
 @dataclass(frozen=True)
 class Probe:
-    """The outcome of screening one candidate seed."""
+    """The outcome of screening one candidate seed; ``scene`` is its manifest entry (:func:`scene_entry`)."""
 
     seed: int
     settled: bool
     expert_success: bool
-    scene_hash: str
+    scene: dict[str, Any]
     reason: str
     max_drift_deg: float = 0.0
     expert_steps: int = 0
@@ -52,15 +64,29 @@ class Probe:
 
 @dataclass
 class Manifest:
+    """The verified seeds of one task and how to recognise their scenes on any machine.
+
+    Each entry of ``seeds`` (and ``demo``) holds ``seed``, ``scene_id`` (a hash of the scene's inputs,
+    equal on every machine), ``state_hash`` (the settled state after reset, bit for bit: compared only on
+    the platform named by ``platform``), ``poses`` (the settled object poses, compared within
+    ``SCENE_*_TOLERANCE`` on any platform) and ``expert_steps``.
+    """
+
     suite: str
     task: str
     mujoco_version: str
-    seeds: list[dict] = field(default_factory=list)
-    demo_seed: int | None = None
-    demo_scene_hash: str | None = None
+    actloop_version: str
+    platform: dict[str, Any]
+    format: int = MANIFEST_FORMAT
+    seeds: list[dict[str, Any]] = field(default_factory=list)
+    demo: dict[str, Any] | None = None
     probed: int = 0
     retained: int = 0
-    rejected: list[dict] = field(default_factory=list)
+    rejected: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def demo_seed(self) -> int | None:
+        return None if self.demo is None else int(self.demo["seed"])
 
     def seed_list(self) -> list[int]:
         return [int(s["seed"]) for s in self.seeds]
@@ -78,26 +104,39 @@ def manifest_path(task: str, directory: Path = MANIFEST_DIR) -> Path:
 
 def load_manifest(task: str, directory: Path = MANIFEST_DIR) -> Manifest:
     path = manifest_path(task, directory)
+    regenerate = f"run `actloop verify-seeds --suite vabench --task {task}`"
     if not path.exists():
-        raise FileNotFoundError(
-            f"no seed manifest for {task!r} at {path}; "
-            f"run `actloop verify-seeds --suite vabench --task {task}`"
+        raise FileNotFoundError(f"no seed manifest for {task!r} at {path}; {regenerate}")
+    data = json.loads(path.read_text())
+    if data.get("format") != MANIFEST_FORMAT:
+        raise ValueError(
+            f"{path} has manifest format {data.get('format', 1)}, this actloop reads format "
+            f"{MANIFEST_FORMAT}; {regenerate}"
         )
-    return Manifest(**json.loads(path.read_text()))
+    return Manifest(**data)
 
 
-def scene_hash(task: str, seed: int) -> str:
-    """State hash of the task's scene right after reset (identifies the scene bit for bit)."""
+def scene_entry(env: SpatialEnv, result: StepResult) -> dict[str, Any]:
+    """The manifest entry of the env's scene, from its reset ``result``."""
+    return {
+        "seed": env.seed,
+        "scene_id": env.scene_id,
+        "state_hash": result.evaluation.state_hash,
+        "poses": result.evaluation.poses,
+    }
+
+
+def scene_of(task: str, seed: int) -> dict[str, Any]:
+    """The manifest entry of a task's scene right after reset (without the expert's step count)."""
     env = SpatialEnv(task, seed, render=False)
     try:
-        return env.reset().evaluation.state_hash
+        return scene_entry(env, env.reset())
     finally:
         env.close()
 
 
 def _orientation_drift_deg(q_from: np.ndarray, q_to: np.ndarray) -> float:
-    dot = abs(float(np.dot(q_from, q_to)))
-    return math.degrees(2.0 * math.acos(min(1.0, dot)))
+    return math.degrees(rotation_between(q_from.tolist(), q_to.tolist()))
 
 
 def settling_check(env: SpatialEnv) -> tuple[bool, float, str]:
@@ -148,19 +187,25 @@ def probe_seed(task: str, seed: int) -> Probe:
     """Screen one candidate: settling check, then a full expert execution on a fresh reset."""
     env = SpatialEnv(task, seed, render=False)
     try:
-        hash_ = env.reset().evaluation.state_hash
+        scene = scene_entry(env, env.reset())
         settled, drift, reason = settling_check(env)
         if not settled:
-            return Probe(seed, False, False, hash_, reason, drift)
+            return Probe(seed, False, False, scene, reason, drift)
         ok, steps, reason = run_expert(env)
-        return Probe(seed, True, ok, hash_, reason, drift, steps)
+        return Probe(seed, True, ok, scene, reason, drift, steps)
     finally:
         env.close()
 
 
 def screen(task: str, on_probe: Callable[[Probe], None] | None = None) -> Manifest:
     """Probe candidates in order until 20 evaluation seeds and one demonstration seed are accepted."""
-    manifest = Manifest(suite="vabench", task=task, mujoco_version=mujoco.__version__)
+    manifest = Manifest(
+        suite="vabench",
+        task=task,
+        mujoco_version=mujoco.__version__,
+        actloop_version=actloop_version(),
+        platform=platform_fingerprint(),
+    )
     for seed in range(FIRST_CANDIDATE, LAST_CANDIDATE + 1):
         probe = probe_seed(task, seed)
         manifest.probed += 1
@@ -169,33 +214,65 @@ def screen(task: str, on_probe: Callable[[Probe], None] | None = None) -> Manife
         if not probe.accepted:
             manifest.rejected.append({"seed": seed, "reason": probe.reason})
             continue
+        entry = {**probe.scene, "expert_steps": probe.expert_steps}
         if len(manifest.seeds) < EVALUATION_SEEDS:
-            manifest.seeds.append(
-                {"seed": seed, "scene_hash": probe.scene_hash, "expert_steps": probe.expert_steps}
-            )
+            manifest.seeds.append(entry)
             manifest.retained += 1
         else:
-            manifest.demo_seed, manifest.demo_scene_hash = seed, probe.scene_hash
+            manifest.demo = entry
             return manifest
     raise RuntimeError(f"{task}: fewer than {EVALUATION_SEEDS + 1} acceptable seeds in the candidate pool")
 
 
-def check_manifest(manifest: Manifest) -> list[str]:
-    """Problems with a manifest on this machine: engine version drift or scene hashes that differ."""
-    problems = []
-    if manifest.mujoco_version != mujoco.__version__:
-        problems.append(
-            f"{manifest.task}: manifest was made with MuJoCo {manifest.mujoco_version}, "
-            f"this is {mujoco.__version__}"
-        )
-    entries = [*manifest.seeds]
-    if manifest.demo_seed is not None:
-        entries.append({"seed": manifest.demo_seed, "scene_hash": manifest.demo_scene_hash})
-    for entry in entries:
-        actual = scene_hash(manifest.task, int(entry["seed"]))
-        if actual != entry["scene_hash"]:
-            problems.append(
-                f"{manifest.task} seed {entry['seed']}: "
-                f"scene hash {actual[:12]} != {entry['scene_hash'][:12]}"
+@dataclass
+class ManifestCheck:
+    """How a manifest's scenes reproduce on this machine.
+
+    ``bitwise`` is True when this platform's fingerprint matches the manifest's, so settled states were
+    required to be bit-identical; otherwise they were compared within the scene tolerances and
+    ``deviation`` is the largest difference seen.
+    """
+
+    task: str
+    bitwise: bool
+    scenes: int = 0
+    problems: list[str] = field(default_factory=list)
+    deviation: PoseDeviation = field(default_factory=PoseDeviation)
+
+    @property
+    def mode(self) -> str:
+        return "bitwise" if self.bitwise else "within tolerance"
+
+
+def check_manifest(manifest: Manifest) -> ManifestCheck:
+    """Rebuild every scene of a manifest and compare it: identity exactly, settled state bit for bit on
+    the same platform and within ``SCENE_*_TOLERANCE`` on any other."""
+    check = ManifestCheck(manifest.task, bitwise=same_platform(manifest.platform, platform_fingerprint()))
+    versions = {"MuJoCo": (manifest.mujoco_version, mujoco.__version__)}
+    versions["actloop"] = (manifest.actloop_version, actloop_version())
+    for name, (recorded, current) in versions.items():
+        if recorded != current:
+            check.problems.append(
+                f"{manifest.task}: manifest was made with {name} {recorded}, this is {current}"
             )
-    return problems
+    entries = [*manifest.seeds, *([manifest.demo] if manifest.demo else [])]
+    for entry in entries:
+        scene = scene_of(manifest.task, int(entry["seed"]))
+        check.scenes += 1
+        where = f"{manifest.task} seed {entry['seed']}"
+        if scene["scene_id"] != entry["scene_id"]:
+            check.problems.append(
+                f"{where}: scene identity {scene['scene_id'][:12]} != {entry['scene_id'][:12]} "
+                "(the layout, scene XML, home pose or versions changed)"
+            )
+            continue
+        deviation = pose_deviation(entry["poses"], scene["poses"])
+        check.deviation = max(check.deviation, deviation, key=lambda d: (d.position_m, d.rotation_rad))
+        if check.bitwise and scene["state_hash"] != entry["state_hash"]:
+            check.problems.append(
+                f"{where}: settled state {scene['state_hash'][:12]} != {entry['state_hash'][:12]} on the "
+                f"manifest's own platform ({deviation.text()})"
+            )
+        elif not deviation.within(SCENE_POSITION_TOLERANCE_M, SCENE_ROTATION_TOLERANCE_RAD):
+            check.problems.append(f"{where}: settled poses differ beyond tolerance ({deviation.text()})")
+    return check

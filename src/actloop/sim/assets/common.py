@@ -3,9 +3,10 @@ box-built prisms."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
-import numpy as np
+from actloop.sim.fixedmath import yaw_quat as yaw_quat  # re-exported for the asset modules
 
 OBJECT_GEOM = 'contype="1" conaffinity="3" condim="4" friction="1 0.01 0.001"'
 """Contact parameters of object geoms: they collide with the world, the robots and each other."""
@@ -27,11 +28,6 @@ COLORS: dict[str, str] = {
     "cyan": "0.1 0.7 0.8 1",
     "gold": "0.85 0.65 0.2 1",
 }
-
-
-def yaw_quat(yaw_rad: float) -> tuple[float, float, float, float]:
-    """Quaternion (w, x, y, z) of a rotation by ``yaw_rad`` about world z."""
-    return (float(np.cos(yaw_rad / 2)), 0.0, 0.0, float(np.sin(yaw_rad / 2)))
 
 
 def free_body(
@@ -75,11 +71,11 @@ def prism_geoms(
     if sides % 2 or sides < 4:
         raise ValueError(f"a box prism needs an even number of sides >= 4, got {sides}")
     count = sides // 2
-    half_side = apothem * np.tan(np.pi / sides)
+    half_side = apothem * math.tan(math.pi / sides)
     geoms = []
     for k in range(count):
-        angle = 2 * np.pi * k / sides
-        quat = f"{np.cos(angle / 2):.8f} 0 0 {np.sin(angle / 2):.8f}"
+        angle = 2 * math.pi * k / sides
+        quat = f"{math.cos(angle / 2):.8f} 0 0 {math.sin(angle / 2):.8f}"
         geoms.append(
             f'<geom name="{name}_{k}" type="box" size="{apothem:.6f} {half_side:.6f} {length / 2:.6f}" '
             f'pos="0 0 {centre_z:.6f}" quat="{quat}" mass="{mass / count:.6f}" rgba="{rgba(color)}" '
@@ -95,7 +91,7 @@ def axis_quat(yaw_rad: float, elevation_rad: float) -> tuple[float, float, float
     Elevation 0 lies the object on its side with its long axis along world x at yaw 0; elevation 90°
     stands it upright.
     """
-    tilt = np.pi / 2 - elevation_rad  # about body y, applied first; the yaw about world z follows
-    cy, sy = np.cos(tilt / 2), np.sin(tilt / 2)
-    cz, sz = np.cos(yaw_rad / 2), np.sin(yaw_rad / 2)
+    tilt = math.pi / 2 - elevation_rad  # about body y, applied first; the yaw about world z follows
+    cy, sy = math.cos(tilt / 2), math.sin(tilt / 2)
+    cz, sz = math.cos(yaw_rad / 2), math.sin(yaw_rad / 2)
     return (float(cz * cy), float(-sz * sy), float(cz * sy), float(sz * cy))
