@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -49,3 +51,48 @@ def test_a_tampered_decision_is_reported_at_its_step(record: Path, tmp_path: Pat
 def test_a_directory_without_a_record_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError, match="episode record directory"):
         reexecute(tmp_path)
+
+
+def _copy_record(record: Path, destination: Path, edit: Callable[[list[dict[str, Any]]], None]) -> Path:
+    destination.mkdir()
+    events = [json.loads(line) for line in (record / "events.jsonl").read_text().splitlines()]
+    edit(events)
+    (destination / "events.jsonl").write_text("\n".join(json.dumps(e) for e in events) + "\n")
+    return destination
+
+
+def _from_another_platform(events: list[dict[str, Any]]) -> None:
+    start = next(e for e in events if e["type"] == "episode_start")
+    start["data"]["platform"] = {**start["data"]["platform"], "digest": "another-machine"}
+    for event in events:
+        if event["type"] == "env_step":
+            event["data"]["evaluation"]["state_hash"] = "0" * 64  # its bits need not match here
+
+
+def test_a_record_from_another_platform_is_compared_within_tolerance(record: Path, tmp_path: Path) -> None:
+    copy = _copy_record(record, tmp_path / "elsewhere", _from_another_platform)
+    check = reexecute(copy)
+    assert check.reproduced and not check.bitwise and check.mode == "within tolerance"
+    assert check.max_deviation.position_m == 0.0  # this machine's own replay: the poses agree exactly
+
+
+def test_every_differing_step_is_reported_with_its_magnitude(record: Path, tmp_path: Path) -> None:
+    def drift(events: list[dict[str, Any]]) -> None:
+        _from_another_platform(events)
+        steps = [e["data"] for e in events if e["type"] == "env_step"]
+        for step in steps[2:4]:
+            step["evaluation"]["poses"]["cube"][2] += 0.05
+        steps[-1]["evaluation"]["checkpoints"]["grasped"] = False
+
+    check = reexecute(_copy_record(record, tmp_path / "drifted", drift))
+    steps = [json.loads(line)["data"] for line in (record / "events.jsonl").open()]
+    recorded = [s for s in steps if "evaluation" in s]
+    assert not check.reproduced and check.steps == len(recorded)  # played to the end
+    assert [line.split(":")[0] for line in check.differences] == [
+        f"step {recorded[2]['step']}",
+        f"step {recorded[3]['step']}",
+        f"step {recorded[-1]['step']}",
+    ]
+    assert "50 mm (cube)" in check.differences[0]
+    assert "checkpoints differ: grasped False→True" in check.differences[-1]
+    assert abs(check.max_deviation.position_m - 0.05) < 1e-9
