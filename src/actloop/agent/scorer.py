@@ -19,10 +19,14 @@ def episode_scorer() -> Scorer:
         parts = [f"stop_reason: {row['stop_reason']}"]
         if row["failed_conditions"]:
             parts.append("failed conditions: " + ", ".join(row["failed_conditions"]))
+        parts.append(f"paper-literal verdict: {'success' if row['paper_success'] else 'failure'}")
         if row["error"]:
             parts.append(f"error: {row['error']}")
         return Score(
-            value=1 if row["success"] else 0, answer=row["stop_reason"], explanation="; ".join(parts)
+            value=1 if row["success"] else 0,
+            answer=row["stop_reason"],
+            explanation="; ".join(parts),
+            metadata={"paper_success": row["paper_success"]},
         )
 
     return score

@@ -162,6 +162,9 @@ SCRIPT = r"""
     box.append(kv([
       ["stop reason", result.stop_reason], ["steps", fmt(result.steps) + " / " + fmt(result.budget)],
       ["failed conditions", (result.failed_conditions || []).join(", ") || "none"],
+      ["paper-literal verdict", result.paper_success === undefined ? "not recorded"
+        : result.paper_success ? "success at step " + result.paper_success_step
+        : "failure (" + ((result.paper_failed_conditions || []).join(", ") || "none") + ")"],
       ["model calls", result.model_calls], ["repairs", result.repairs], ["duration s", result.duration_s],
     ]));
     box.append(flags("checkpoints (latched)", result.checkpoints));
@@ -241,6 +244,9 @@ SCRIPT = r"""
       const ev = last.evaluation;
       checker.append(badge("success", ev.success));
       checker.append(flags("conditions", ev.conditions), flags("checkpoints", ev.checkpoints));
+      if (ev.paper_conditions && Object.keys(ev.paper_conditions).length) {
+        checker.append(flags("paper-literal conditions", ev.paper_conditions));
+      }
       if (ev.metrics && Object.keys(ev.metrics).length) checker.append(kv(Object.entries(ev.metrics)));
     } else {
       checker.append(el("div", "muted", "no checker state (no action after this observation)"));
