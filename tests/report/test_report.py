@@ -281,3 +281,16 @@ def test_cli_report_and_view(dirs: list[Path], tmp_path: Path, capsys: pytest.Ca
     assert main(["view", str(record)]) == 0
     assert str(record / "viewer.html") in capsys.readouterr().out
     assert main(["report", str(tmp_path / "missing")]) == 2
+
+
+def test_hardened_and_paper_verdicts_side_by_side_with_disagreements(tmp_path: Path) -> None:
+    rows = [row(CUBE, seed, 1, "success" if seed < 3 else "fail") for seed in (1, 2, 3, 4, 5)]
+    for data, paper in zip(rows, (True, False, True, False), strict=False):
+        data["paper_success"] = paper  # seed 5 keeps no paper verdict (an older row)
+    out = build_report([write_dir(tmp_path / "d", rows)], tmp_path / "o", lookup=lookup)
+    (table,) = [t for t in out.tables if t.key == "verdicts"]
+    (record,) = table.records
+    assert (record["episodes"], record["ours"], record["paper"]) == (5, 2, 2)
+    assert (record["paper_only"], record["ours_only"], record["unknown"]) == (1, 1, 1)
+    assert "2 episode(s) where the verdicts disagree" in table.notes[0]
+    assert "Hardened vs paper-literal success" in out.markdown
