@@ -142,6 +142,8 @@ class FakeEnv:
             conditions={"lifted": grasped, "gripper_closed": self._gripper == "closed"},
             checkpoints={"moved": self._z != 0.9},
             state_hash=hashlib.sha256(state).hexdigest()[:16],
+            paper_success=grasped,
+            paper_conditions={"lifted": grasped},
         )
         if grasped:
             return StepResult(observation, evaluation, dispatched, done=True, stop_reason="success")

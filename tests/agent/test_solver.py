@@ -111,6 +111,7 @@ def test_success_path_records_everything(tmp_path: Path) -> None:
         "inline",
     )
     assert start["instruction"] == "Pick up the red cube." and start["budget"] == 5
+    assert start["scene_id"] == "fake-scene" and start["platform"] == {"digest": "fake-platform"}
     assert "Pick up the red cube." in start["system_prompt"]
     first_obs = evs[1]["data"]
     assert first_obs["frames"] == [{"view": "active", "path": "frames/step000_active.png"}]
@@ -127,7 +128,9 @@ def test_success_path_records_everything(tmp_path: Path) -> None:
     sample = only_sample(tmp_path)
     assert sample.scores is not None
     (score,) = sample.scores.values()
-    assert score.value == 1 and score.explanation == "stop_reason: success"
+    assert score.value == 1
+    assert score.explanation == "stop_reason: success; paper-literal verdict: success"
+    assert row["paper_success"] is True and row["paper_success_step"] == row["steps"]
 
 
 def test_each_request_carries_only_the_current_image(tmp_path: Path) -> None:
@@ -182,7 +185,9 @@ def test_stop_ends_the_episode(tmp_path: Path) -> None:
     assert row["failed_conditions"] == ["lifted", "gripper_closed"]
     score = next(iter((only_sample(tmp_path).scores or {}).values()))
     assert score.value == 0
-    assert score.explanation == "stop_reason: stop; failed conditions: lifted, gripper_closed"
+    assert score.explanation == (
+        "stop_reason: stop; failed conditions: lifted, gripper_closed; paper-literal verdict: failure"
+    )
 
 
 def test_budget_ends_the_episode(tmp_path: Path) -> None:

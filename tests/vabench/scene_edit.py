@@ -1,16 +1,20 @@
-"""Scene edits shared by the vabench family tests: teleport free bodies, set the gripper, settle.
+"""Scene edits shared by the vabench family tests: teleport free bodies, set the gripper, settle; and
+playing protocol actions (or the expert's plan) through ``env.step``.
 
-The checker tests put a scene into a chosen state by writing MuJoCo state directly (never through the
-protocol), then call ``env.evaluate()``. Every function here acts on the right arm, the only one the
-single-arm families use.
+The state-edit checker tests put a scene into a chosen state by writing MuJoCo state directly (never
+through the protocol), then call ``env.evaluate()``; the evaluation carries both verdicts, the hardened
+``conditions`` and the seed's literal ``paper_conditions``. Every function here acts on the right arm,
+the only one the single-arm families use.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
+from actloop.protocol.decisions import EnvAction
+from actloop.protocol.step import Evaluation, StepResult
 from actloop.sim.robot import FINGER_TRAVEL
 from actloop.vabench.env import SpatialEnv
 
@@ -48,13 +52,20 @@ def set_gripper(env: SpatialEnv, closed: bool, fingers: float | None = None) -> 
     """Command the right gripper closed (0) or open (``FINGER_TRAVEL``).
 
     With ``fingers`` each finger is also put that far from the centre at once; without it they stay
-    where they are (the checkers read the command, not the finger positions).
+    where they are (the paper's checkers read the command, not the finger positions).
     """
     arm = env.context.arms["right"]
     env.world.data.ctrl[arm.gripper_ctrl] = 0.0 if closed else FINGER_TRAVEL
     if fingers is not None:
         env.world.data.qpos[list(arm.finger_qpos)] = fingers
     env.world.forward()
+
+
+def put_in_gripper(env: SpatialEnv, body: str, half_width: float, penetration: float = 0.0005) -> None:
+    """Teleport ``body`` (unrotated) to the finger midpoint and close the fingers on it at once, each pad
+    ``penetration`` into a body ``half_width`` wide along the closing axis (world x at home)."""
+    teleport(env, body, env.context.arms["right"].gc(env.world.data), IDENTITY_QUAT)
+    set_gripper(env, closed=True, fingers=half_width - penetration)
 
 
 def settle(env: SpatialEnv, steps: int, from_rest: bool = False) -> None:
@@ -71,11 +82,11 @@ def unmet(conditions: Mapping[str, bool]) -> list[str]:
     return [name for name, ok in conditions.items() if not ok]
 
 
-def lift_and_grip(env: SpatialEnv, body: str, lift_m: float, closed: bool) -> dict[str, bool]:
-    """Raise ``body`` ``lift_m`` above its start, command the gripper; return the conditions."""
+def lift_and_grip(env: SpatialEnv, body: str, lift_m: float, closed: bool) -> Evaluation:
+    """Raise ``body`` ``lift_m`` above its start, command the gripper; return the evaluation."""
     raise_from_start(env, body, lift_m)
     set_gripper(env, closed)
-    return env.evaluate().conditions
+    return env.evaluate()
 
 
 def stage_placement(
@@ -105,3 +116,23 @@ def stage_placement(
     teleport(env, goal, goal_pos, goal_quat)
     teleport(env, obj, goal_pos + np.asarray(offset), obj_quat)
     set_gripper(env, closed)
+
+
+def play(env: SpatialEnv, actions: Iterable[EnvAction]) -> StepResult:
+    """Step ``actions`` in order (a generator is resumed after each step), each dispatched and planned
+    successfully; return the last step's result."""
+    result = None
+    for action in actions:
+        result = env.step(action)
+        assert result.dispatched and result.observation.feedback.planner_success is not False, action
+    assert result is not None, "no action to play"
+    return result
+
+
+def play_expert_until(env: SpatialEnv, stop: Callable[[EnvAction], bool]) -> None:
+    """Execute the expert's plan up to, not including, the first action for which ``stop`` is True."""
+    for action in env.task.expert(env.context):
+        if stop(action):
+            return
+        play(env, [action])
+    raise AssertionError("the expert's plan never reached the stopping action")

@@ -1,6 +1,10 @@
-"""beat_block_hammer_right: checker positives and near-misses.
+"""beat_block_hammer_right: checker cases staged by teleporting the hammer into the closed gripper at its
+home pose and the block under the hammer's face.
 
-Reset state and layout ranges: test_families.py.
+The staged block floats in the air against the hammer, so the settle confirmation (in which it falls)
+fails even where every other condition holds: these cases pin down the seed's literal conditions and our
+state conditions. Strikes that succeed, and near-misses driven through ``env.step``, are in
+test_hardened_checkers.py; reset state and layout ranges in test_families.py.
 """
 
 from __future__ import annotations
@@ -9,14 +13,17 @@ import numpy as np
 import pytest
 from scene_edit import set_gripper, teleport, unmet
 
+from actloop.protocol.step import Evaluation
 from actloop.sim.assets.hammer import HAMMER, hammer_face_site
 from actloop.sim.robot import FINGER_TRAVEL
+from actloop.vabench.confirm import CONFIRMED
 from actloop.vabench.env import SpatialEnv
 from actloop.vabench.tasks._functional_contact import pad_reach
 from actloop.vabench.tasks.beat_block_hammer_right import BLOCK_HALF, GRIP_FROM_HEAD_M, hammer_heading
 
 TASK = "beat_block_hammer_right"  # the conftest ``env`` fixture builds it at seed 1000
 LIFTED = "lifted_with_contact_gt_40mm"
+HELD = "hammer_held_by_handle"
 PENETRATION = 0.0005
 
 
@@ -34,31 +41,32 @@ def _hold_hammer(env: SpatialEnv) -> None:
     set_gripper(env, closed=True, fingers=HAMMER.handle_width / 2 - PENETRATION)
 
 
-def _grasp_in_the_air(env: SpatialEnv) -> dict[str, bool]:
+def _grasp_in_the_air(env: SpatialEnv) -> Evaluation:
     """Hold the hammer in the air and evaluate, which latches the lift condition."""
     _hold_hammer(env)
-    return env.evaluate().conditions
+    return env.evaluate()
 
 
-def _block_under_face(
-    env: SpatialEnv, dx: float = 0.0, dy: float = 0.0, gap: float = -0.001
-) -> dict[str, bool]:
+def _block_under_face(env: SpatialEnv, dx: float = 0.0, dy: float = 0.0, gap: float = -0.001) -> Evaluation:
     """Put the block's top centre ``gap`` below the hammer's face (negative: into it), shifted by dx/dy."""
     face = env.world.data.site(hammer_face_site("hammer")).xpos
     teleport(env, "block", face + np.array([dx, dy, -gap - BLOCK_HALF]))
-    return env.evaluate().conditions
+    return env.evaluate()
 
 
-def test_hammer_lifted_and_struck_on_the_block_succeeds(env: SpatialEnv) -> None:
-    assert _grasp_in_the_air(env)[LIFTED] is True
-    conditions = _block_under_face(env)
-    assert all(conditions.values()), conditions
+def test_hammer_lifted_and_struck_on_the_block_meets_the_state_conditions(env: SpatialEnv) -> None:
+    assert _grasp_in_the_air(env).conditions[LIFTED] is True
+    evaluation = _block_under_face(env)
+    assert evaluation.paper_success
+    assert unmet(evaluation.conditions) == [CONFIRMED]  # the floating block falls away
     assert all(env.evaluate().checkpoints.values())
 
 
 def test_hammer_lifted_but_not_touching_the_block_fails(env: SpatialEnv) -> None:
     _grasp_in_the_air(env)
-    assert unmet(_block_under_face(env, gap=0.005)) == ["hammer_block_contact"]
+    evaluation = _block_under_face(env, gap=0.005)
+    assert unmet(evaluation.paper_conditions) == ["hammer_block_contact"]
+    assert unmet(evaluation.conditions) == ["hammer_block_contact", CONFIRMED]
 
 
 @pytest.mark.parametrize(
@@ -72,7 +80,9 @@ def test_head_touching_the_block_25mm_off_centre_fails(
     env: SpatialEnv, dx: float, dy: float, failing: str
 ) -> None:
     _grasp_in_the_air(env)
-    assert unmet(_block_under_face(env, dx=dx, dy=dy)) == [failing]
+    evaluation = _block_under_face(env, dx=dx, dy=dy)
+    assert unmet(evaluation.paper_conditions) == [failing]
+    assert unmet(evaluation.conditions) == [failing, CONFIRMED]
 
 
 def test_hammer_placed_on_the_block_without_being_lifted_fails(env: SpatialEnv) -> None:
@@ -80,18 +90,24 @@ def test_hammer_placed_on_the_block_without_being_lifted_fails(env: SpatialEnv) 
     block_top = env.world.body_position("block") + np.array([0.0, 0.0, BLOCK_HALF])
     face = env.world.data.site(hammer_face_site("hammer")).xpos
     teleport(env, "hammer", env.world.body_position("hammer") + block_top - face - [0.0, 0.0, 0.001])
-    assert unmet(env.evaluate().conditions) == [LIFTED]
+    evaluation = env.evaluate()
+    assert unmet(evaluation.paper_conditions) == [LIFTED]
+    assert unmet(evaluation.conditions) == [LIFTED, HELD, CONFIRMED]
 
 
 def test_hammer_lifted_only_30mm_fails(env: SpatialEnv) -> None:
     _hold_hammer(env)
     env.context.initial_positions["hammer"][2] = env.world.body_position("hammer")[2] - 0.03
     assert env.evaluate().conditions[LIFTED] is False
-    assert unmet(_block_under_face(env)) == [LIFTED]
+    evaluation = _block_under_face(env)
+    assert unmet(evaluation.paper_conditions) == [LIFTED]
+    assert unmet(evaluation.conditions) == [LIFTED, CONFIRMED]
 
 
 def test_hammer_on_the_block_with_the_gripper_open_fails(env: SpatialEnv) -> None:
     _grasp_in_the_air(env)
     _block_under_face(env)
     set_gripper(env, closed=False, fingers=FINGER_TRAVEL)
-    assert unmet(env.evaluate().conditions) == ["gripper_closed"]
+    evaluation = env.evaluate()
+    assert unmet(evaluation.paper_conditions) == ["gripper_closed"]
+    assert unmet(evaluation.conditions) == [HELD, CONFIRMED]

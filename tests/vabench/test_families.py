@@ -12,6 +12,7 @@ from scene_edit import MakeEnv
 
 from actloop.records.compare import SCENE_POSITION_TOLERANCE_M, SCENE_ROTATION_TOLERANCE_RAD, pose_deviation
 from actloop.sim.fingerprint import platform_fingerprint, same_platform
+from actloop.vabench.confirm import CONFIRMED
 from actloop.vabench.seeds import EVALUATION_SEEDS, load_manifest, run_expert, scene_of
 from actloop.vabench.task import get_task, task_names
 
@@ -28,7 +29,7 @@ class Family:
     checkpoints: tuple[str, ...]
     """Every checkpoint name; all are False at reset."""
     goal: str
-    """A success condition the reset state must not meet."""
+    """A (hardened) success condition the reset state must not meet."""
     ranges: dict[str, tuple[float, float]]
     """Layout field -> inclusive bounds over ``LAYOUT_SEEDS``."""
     choices: dict[str, set[Any]] = field(default_factory=dict)
@@ -110,7 +111,7 @@ FAMILIES = {
     # table 24
     "click_bell_right": Family(
         ("approached", "pressed"),
-        "contact_within_25mm_xy_30mm_z",
+        "downward_finger_press_on_button",
         {"x": (0.12, 0.26), "y": (-0.18, -0.04)},
         {"model_id": {0, 1}},
         reset_seeds=(1000, 1003),  # bell models 1 and 0
@@ -159,8 +160,9 @@ def test_reset_is_deterministic_and_not_a_success(task: str, make_env: MakeEnv) 
 def test_initial_state_is_not_a_success(task: str, seed: int, make_env: MakeEnv) -> None:
     family = FAMILIES[task]
     evaluation = make_env(task, seed).evaluate()
-    assert evaluation.success is False
+    assert evaluation.success is False and evaluation.paper_success is False
     assert evaluation.conditions[family.goal] is False
+    assert evaluation.conditions[CONFIRMED] is False
     assert evaluation.checkpoints == dict.fromkeys(family.checkpoints, False)
 
 

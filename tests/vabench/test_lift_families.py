@@ -1,18 +1,24 @@
-"""The lift families (``_grasping.LiftTask``) share one checker: ``lifted_gt_50mm`` and
-``right_gripper_closed``. Per family: a lift that succeeds and the near-misses, each naming the
-condition that fails. Each family's own scene checks are in its test_<family>.py."""
+"""The lift families (``_grasping.LiftTask``) share one checker. Hardened: ``lifted_gt_50mm``,
+``held_in_right_gripper``, ``supported_by_gripper_only`` and ``confirmed_after_settle``; the seed's
+literal one: ``lifted_gt_50mm`` and ``right_gripper_closed``. Per family: an object raised next to the
+closed gripper, which fools only the paper's checker, and the near-misses, each naming the paper
+condition that fails. Each family's own scene checks are in its test_<family>.py; near-misses driven
+through ``env.step`` are in test_hardened_checkers.py."""
 
 from __future__ import annotations
 
 import pytest
-from scene_edit import MakeEnv, lift_and_grip
+from scene_edit import MakeEnv, lift_and_grip, put_in_gripper, unmet
 
+from actloop.vabench.confirm import CONFIRMED
 from actloop.vabench.task import get_task, task_names
 from actloop.vabench.tasks._grasping import LiftTask
+from actloop.vabench.tasks.grasp_single_cube import CUBE_HALF
 
 LIFTED, CLOSED = "lifted_gt_50mm", "right_gripper_closed"
+HELD, SUPPORTED = "held_in_right_gripper", "supported_by_gripper_only"
 
-SUCCEEDS = [  # family, body lifted, lift (m); the gripper is closed
+PAPER_SUCCEEDS = [  # family, body lifted, lift (m); the gripper is commanded closed but holds nothing
     ("grasp_single_cube", "cube", 0.055),
     ("grasp_single_bottle", "bottle", 0.055),
     ("grasp_single_bottle_upright", "bottle", 0.060),
@@ -20,7 +26,7 @@ SUCCEEDS = [  # family, body lifted, lift (m); the gripper is closed
     ("grasp_pen_leaning_cube", "pen", 0.060),
 ]
 
-NEAR_MISSES = [  # family, body lifted, lift (m), gripper closed, the condition that fails
+NEAR_MISSES = [  # family, body lifted, lift (m), gripper closed, the paper condition that fails
     ("grasp_single_cube", "cube", 0.045, True, LIFTED),  # lifted only 45 mm
     ("grasp_single_cube", "cube", 0.049, True, LIFTED),  # 1 mm short of the threshold
     ("grasp_single_cube", "cube", 0.080, False, CLOSED),  # lifted, but the gripper is open
@@ -44,22 +50,32 @@ NEAR_MISSES = [  # family, body lifted, lift (m), gripper closed, the condition 
 ]
 
 
-def test_every_lift_family_has_a_success_case() -> None:
+def test_every_lift_family_has_a_case() -> None:
     lift_families = {name for name in task_names() if issubclass(get_task(name), LiftTask)}
-    assert sorted(lift_families) == sorted(task for task, _, _ in SUCCEEDS)
+    assert sorted(lift_families) == sorted(task for task, _, _ in PAPER_SUCCEEDS)
 
 
-@pytest.mark.parametrize(("task", "body", "lift"), SUCCEEDS)
-def test_lifted_with_the_gripper_closed_succeeds(
+@pytest.mark.parametrize(("task", "body", "lift"), PAPER_SUCCEEDS)
+def test_a_body_raised_beside_the_closed_gripper_fools_only_the_paper_checker(
     task: str, body: str, lift: float, make_env: MakeEnv
 ) -> None:
-    assert lift_and_grip(make_env(task), body, lift, closed=True) == {LIFTED: True, CLOSED: True}
+    evaluation = lift_and_grip(make_env(task), body, lift, closed=True)
+    assert evaluation.paper_conditions == {LIFTED: True, CLOSED: True}
+    assert unmet(evaluation.conditions) == [HELD, SUPPORTED, CONFIRMED]
 
 
 @pytest.mark.parametrize(("task", "body", "lift", "closed", "failing"), NEAR_MISSES)
 def test_near_misses_fail(
     task: str, body: str, lift: float, closed: bool, failing: str, make_env: MakeEnv
 ) -> None:
-    conditions = lift_and_grip(make_env(task), body, lift, closed)
-    assert conditions[failing] is False
-    assert not all(conditions.values())
+    evaluation = lift_and_grip(make_env(task), body, lift, closed)
+    assert evaluation.paper_conditions[failing] is False
+    assert not evaluation.paper_success and not evaluation.success
+
+
+def test_cube_held_between_the_closed_pads_succeeds(make_env: MakeEnv) -> None:
+    env = make_env("grasp_single_cube")
+    put_in_gripper(env, "cube", CUBE_HALF)
+    evaluation = env.evaluate()
+    assert evaluation.success and evaluation.paper_success
+    assert all(evaluation.checkpoints[name] for name in ("grasped", "lifted"))

@@ -1,6 +1,8 @@
-"""place_cube_in_bowl: the bowl asset, checker positives and near-misses.
+"""place_cube_in_bowl: the bowl asset, checker positives and near-misses for the hardened checker and
+the seed's literal one.
 
-Reset state and layout ranges: test_families.py.
+The staged states leave the arm at home, so ``object_clear_of_robot`` holds throughout. Reset state and
+layout ranges: test_families.py; near-misses driven through ``env.step``: test_hardened_checkers.py.
 """
 
 from __future__ import annotations
@@ -9,8 +11,10 @@ import numpy as np
 import pytest
 from scene_edit import settle, stage_placement, teleport, unmet
 
+from actloop.protocol.step import Evaluation
 from actloop.sim.assets.bowl import BOWL_HEIGHT, BOWL_INNER_BOTTOM_RADIUS, BOWL_RIM_RADIUS
 from actloop.sim.assets.common import yaw_quat
+from actloop.vabench.confirm import CONFIRMED
 from actloop.vabench.env import SpatialEnv
 from actloop.vabench.tasks.place_cube_in_bowl import PLACEMENT
 
@@ -24,8 +28,8 @@ def _state(
     lifted: bool = True,
     closed: bool = False,
     bowl_shift: float = 0.0,
-) -> set[str]:
-    """Put the cube at ``offset`` from the bowl origin (after a lift if ``lifted``); failing names."""
+) -> Evaluation:
+    """Put the cube at ``offset`` from the bowl origin (after a lift if ``lifted``); evaluate."""
     stage_placement(
         env,
         "cube",
@@ -36,18 +40,18 @@ def _state(
         goal_shift=(bowl_shift, 0.0, 0.0),
         closed=closed,
     )
-    return set(unmet(env.evaluate().conditions))
+    return env.evaluate()
 
 
 def test_cube_resting_in_the_bowl_succeeds(env: SpatialEnv) -> None:
-    assert _state(env, (0.0, 0.0, REST)) == set()
-    evaluation = env.evaluate()
-    assert evaluation.success
+    evaluation = _state(env, (0.0, 0.0, REST))
+    assert evaluation.success and evaluation.paper_success
     assert evaluation.checkpoints["placed"] and evaluation.checkpoints["released"]
 
 
 def test_cube_off_centre_in_the_bowl_succeeds(env: SpatialEnv) -> None:
-    assert _state(env, (0.02, -0.015, REST)) == set()
+    evaluation = _state(env, (0.02, -0.015, REST))
+    assert evaluation.success and evaluation.paper_success
 
 
 @pytest.mark.parametrize(
@@ -69,7 +73,9 @@ def test_near_misses_fail(
     bowl_shift: float,
     failing: set[str],
 ) -> None:
-    assert _state(env, offset, lifted, closed, bowl_shift) == failing
+    evaluation = _state(env, offset, lifted, closed, bowl_shift)
+    assert set(unmet(evaluation.paper_conditions)) == failing
+    assert set(unmet(evaluation.conditions)) == failing | {CONFIRMED}
 
 
 @pytest.mark.parametrize(("dx", "yaw"), [(0.0, 0.0), (0.03, 0.785), (-0.02, 0.4)])

@@ -1,6 +1,10 @@
-"""place_cube_on_cube: checker positives and near-misses (incl. the overlap limit).
+"""place_cube_on_cube: checker positives and near-misses (incl. the overlap limit), for the hardened
+checker and the seed's literal one.
 
-Reset state and layout ranges: test_families.py.
+The staged states put the red cube at rest on (or near) the base with the arm at home, so
+``object_clear_of_robot`` holds throughout; ``confirmed_after_settle`` runs whenever every other hardened
+condition holds. Reset state and layout ranges: test_families.py; near-misses driven through
+``env.step``: test_hardened_checkers.py.
 """
 
 from __future__ import annotations
@@ -9,7 +13,9 @@ import numpy as np
 import pytest
 from scene_edit import stage_placement, unmet
 
+from actloop.protocol.step import Evaluation
 from actloop.sim.assets.common import yaw_quat
+from actloop.vabench.confirm import CONFIRMED
 from actloop.vabench.env import SpatialEnv
 from actloop.vabench.tasks.grasp_single_cube import CUBE_HALF
 from actloop.vabench.tasks.place_cube_on_cube import BASE_HALF, top_surface_overlap_m
@@ -26,8 +32,8 @@ def _state(
     closed: bool = False,
     base_shift: float = 0.0,
     relative_yaw: float = 0.0,
-) -> set[str]:
-    """Put the red cube at ``along_base`` (base x, base y, world z) from the base centre; failing names."""
+) -> Evaluation:
+    """Put the red cube at ``along_base`` (base x, base y, world z) from the base centre; evaluate."""
     base_yaw = env.task.layout["base_yaw"]
     c, s = np.cos(base_yaw), np.sin(base_yaw)
     u, v, z = along_base
@@ -42,7 +48,7 @@ def _state(
         goal_quat=yaw_quat(base_yaw),
         closed=closed,
     )
-    return set(unmet(env.evaluate().conditions))
+    return env.evaluate()
 
 
 @pytest.mark.parametrize(
@@ -50,15 +56,32 @@ def _state(
     [
         ((0.0, 0.0, ON_TOP), 0.0),  # centred and aligned
         ((0.0, 0.0, ON_TOP), np.pi / 4),  # centred, turned 45° on the base
-        ((OVERLAP_LIMIT_OFFSET - 0.001, 0.0, ON_TOP), 0.0),  # 1 mm inside the overlap limit
-        ((0.0, -(OVERLAP_LIMIT_OFFSET - 0.001), ON_TOP), 0.0),  # the same along the other axis
+        ((0.01, -0.008, ON_TOP), 0.3),  # off-centre, its centre of mass well inside the top face
     ],
 )
 def test_stacked_states_succeed(
     env: SpatialEnv, along_base: tuple[float, float, float], relative_yaw: float
 ) -> None:
-    assert _state(env, along_base, relative_yaw=relative_yaw) == set()
-    assert env.evaluate().checkpoints["released"]
+    evaluation = _state(env, along_base, relative_yaw=relative_yaw)
+    assert evaluation.success and evaluation.paper_success
+    assert evaluation.checkpoints["released"]
+
+
+@pytest.mark.parametrize(
+    "along_base",
+    [
+        (OVERLAP_LIMIT_OFFSET - 0.001, 0.0, ON_TOP),  # 1 mm inside the overlap limit
+        (0.0, -(OVERLAP_LIMIT_OFFSET - 0.001), ON_TOP),  # the same along the other axis
+    ],
+)
+def test_a_cube_overhanging_the_base_past_its_centre_of_mass_fools_only_the_paper_checker(
+    env: SpatialEnv, along_base: tuple[float, float, float]
+) -> None:
+    """3 mm of overlap meets the paper's 2 mm, but the cube's centre sits 19 mm beyond the base's edge:
+    it tips off as soon as the physics runs, which the settle confirmation sees."""
+    evaluation = _state(env, along_base)
+    assert evaluation.paper_success
+    assert unmet(evaluation.conditions) == [CONFIRMED]
 
 
 @pytest.mark.parametrize(
@@ -87,7 +110,9 @@ def test_near_misses_fail(
     base_shift: float,
     failing: set[str],
 ) -> None:
-    assert _state(env, along_base, lifted, closed, base_shift) == failing
+    evaluation = _state(env, along_base, lifted, closed, base_shift)
+    assert set(unmet(evaluation.paper_conditions)) == failing
+    assert set(unmet(evaluation.conditions)) == failing | {CONFIRMED}
 
 
 def test_overlap_is_measured_along_the_base_axes(env: SpatialEnv) -> None:

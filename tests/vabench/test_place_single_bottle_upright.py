@@ -1,6 +1,8 @@
-"""place_single_bottle_upright: checker positives and near-misses.
+"""place_single_bottle_upright: checker positives and near-misses for the hardened checker and the
+seed's literal one.
 
-Reset state and layout ranges: test_families.py.
+Reset state and layout ranges: test_families.py; near-misses driven through ``env.step``:
+test_hardened_checkers.py.
 """
 
 from __future__ import annotations
@@ -9,11 +11,14 @@ from collections.abc import Sequence
 
 import numpy as np
 import pytest
-from scene_edit import settle, stage_placement, unmet
+from scene_edit import play_expert_until, settle, stage_placement, unmet
 
 from actloop.protocol.decisions import MoveWorld, SetGripper, Translation
+from actloop.protocol.step import Evaluation
 from actloop.sim.assets.common import axis_quat
+from actloop.vabench.confirm import CONFIRMED
 from actloop.vabench.env import SpatialEnv
+from actloop.vabench.predicates import CLEAR_OF_ROBOT
 
 TASK = "place_single_bottle_upright"  # the conftest ``env`` fixture builds it at seed 1000
 UPRIGHT = axis_quat(0.0, np.pi / 2)
@@ -27,9 +32,9 @@ def _place(
     lifted: bool = True,
     pad_shift: float = 0.0,
     settle_steps: int = 50,
-) -> dict[str, bool]:
+) -> Evaluation:
     """Put the bottle on the pad (upright or lying) at ``offset`` from its resting pose, open the
-    gripper, optionally after a 60 mm lift, and return the conditions."""
+    gripper, optionally after a 60 mm lift, and evaluate."""
     model = env.task.model
     rest = model.lying_rest_height if lying else model.upright_rest_height
     stage_placement(
@@ -43,12 +48,12 @@ def _place(
         goal_shift=(pad_shift, 0.0, 0.0),
     )
     settle(env, settle_steps)
-    return env.evaluate().conditions
+    return env.evaluate()
 
 
 def test_bottle_upright_on_the_pad_after_a_lift_succeeds(env: SpatialEnv) -> None:
-    conditions = _place(env, offset=(0.01, -0.02, 0.0))
-    assert conditions == {
+    evaluation = _place(env, offset=(0.01, -0.02, 0.0))
+    assert evaluation.paper_conditions == {
         "previously_lifted_50mm": True,
         "x_error_le_40mm": True,
         "y_error_le_40mm": True,
@@ -57,6 +62,7 @@ def test_bottle_upright_on_the_pad_after_a_lift_succeeds(env: SpatialEnv) -> Non
         "contact": True,
         "gripper_open": True,
     }
+    assert evaluation.conditions == {**evaluation.paper_conditions, CLEAR_OF_ROBOT: True, CONFIRMED: True}
 
 
 @pytest.mark.parametrize(
@@ -72,22 +78,15 @@ def test_bottle_upright_on_the_pad_after_a_lift_succeeds(env: SpatialEnv) -> Non
     ],
 )
 def test_near_misses_fail(env: SpatialEnv, kwargs: dict, failing: str) -> None:
-    conditions = _place(env, **kwargs)
-    assert conditions[failing] is False
+    evaluation = _place(env, **kwargs)
+    assert evaluation.paper_conditions[failing] is False and evaluation.conditions[failing] is False
+    assert evaluation.conditions[CONFIRMED] is False
 
 
-def test_bottle_on_the_pad_but_still_gripped_fails_only_on_gripper_open(env: SpatialEnv) -> None:
-    _run_expert_until_release(env)
+def test_bottle_on_the_pad_but_still_gripped_fails_on_gripper_open_and_robot_contact(env: SpatialEnv) -> None:
+    play_expert_until(env, lambda action: isinstance(action, SetGripper) and action.command == "open")
     result = env.step(MoveWorld(Translation("z", "-", 4.0)))  # press the held bottle onto the pad
-    assert unmet(result.evaluation.conditions) == ["gripper_open"]
+    assert unmet(result.evaluation.paper_conditions) == ["gripper_open"]
+    assert unmet(result.evaluation.conditions) == ["gripper_open", CLEAR_OF_ROBOT, CONFIRMED]
     assert result.evaluation.checkpoints["over_target"] and result.evaluation.checkpoints["placed"]
     assert not result.evaluation.checkpoints["released"]
-
-
-def _run_expert_until_release(env: SpatialEnv) -> None:
-    """Execute the expert's plan up to, not including, opening the gripper over the pad."""
-    for action in env.task.expert(env.context):
-        if isinstance(action, SetGripper) and action.command == "open":
-            return
-        assert env.step(action).observation.feedback.planner_success
-    raise AssertionError("the expert never released the bottle")

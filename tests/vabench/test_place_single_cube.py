@@ -1,6 +1,8 @@
-"""place_single_cube: checker positives and near-misses, the layout's link to grasp_single_cube.
+"""place_single_cube: checker positives and near-misses for the hardened checker and the seed's literal
+one, and the layout's link to grasp_single_cube.
 
-Reset state and layout ranges: test_families.py.
+The staged states leave the arm at home, so ``object_clear_of_robot`` holds throughout. Reset state and
+layout ranges: test_families.py; near-misses driven through ``env.step``: test_hardened_checkers.py.
 """
 
 from __future__ import annotations
@@ -8,7 +10,9 @@ from __future__ import annotations
 import pytest
 from scene_edit import stage_placement, unmet
 
+from actloop.protocol.step import Evaluation
 from actloop.sim.assets.common import yaw_quat
+from actloop.vabench.confirm import CONFIRMED
 from actloop.vabench.env import SpatialEnv
 from actloop.vabench.task import get_task
 from actloop.vabench.tasks.grasp_single_cube import CUBE_HALF
@@ -24,8 +28,8 @@ def _state(
     lifted: bool = True,
     closed: bool = False,
     target_shift: float = 0.0,
-) -> set[str]:
-    """Put the cube at ``offset`` from the pad's top centre (after a lift if ``lifted``); failing names."""
+) -> Evaluation:
+    """Put the cube at ``offset`` from the pad's top centre (after a lift if ``lifted``); evaluate."""
     stage_placement(
         env,
         "cube",
@@ -36,14 +40,14 @@ def _state(
         goal_shift=(0.0, target_shift, 0.0),
         closed=closed,
     )
-    return set(unmet(env.evaluate().conditions))
+    return env.evaluate()
 
 
 @pytest.mark.parametrize("offset", [(0.0, 0.0, ON_PAD), (0.034, -0.034, ON_PAD)])
 def test_cube_on_the_pad_succeeds(env: SpatialEnv, offset: tuple[float, float, float]) -> None:
-    assert _state(env, offset) == set()
-    evaluation = env.evaluate()
-    assert evaluation.success and evaluation.checkpoints["released"]
+    evaluation = _state(env, offset)
+    assert evaluation.success and evaluation.paper_success
+    assert evaluation.checkpoints["released"]
 
 
 @pytest.mark.parametrize(
@@ -65,7 +69,9 @@ def test_near_misses_fail(
     target_shift: float,
     failing: set[str],
 ) -> None:
-    assert _state(env, offset, lifted, closed, target_shift) == failing
+    evaluation = _state(env, offset, lifted, closed, target_shift)
+    assert set(unmet(evaluation.paper_conditions)) == failing
+    assert set(unmet(evaluation.conditions)) == failing | {CONFIRMED}
 
 
 def test_layout_matches_grasp_single_cube_and_keeps_the_cube_off_the_pad() -> None:

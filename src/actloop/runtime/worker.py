@@ -25,7 +25,7 @@ from actloop.runtime.proxy import EnvProxy
 
 _POLL_INTERVAL_S = 0.05
 _JOIN_TIMEOUT_S = 5.0
-_METHODS = frozenset({"reset", "step", "frames_at", "close"})
+_METHODS = frozenset({"reset", "step", "frames_at", "provenance", "close"})
 
 _Reply = tuple[Literal["ok"], Any] | tuple[Literal["err"], str, str, str]
 

@@ -71,16 +71,21 @@ def _loaded_library(fragment: str) -> str | None:
 
 
 def _openblas() -> dict[str, Any]:
-    """The BLAS library numpy uses and the kernel family it dispatched to on this CPU."""
+    """The BLAS library numpy uses and the kernel family it dispatched to on this CPU.
+
+    Other packages (scipy) may load BLAS libraries of their own, depending on what was imported; numpy's
+    is the one whose path names numpy (its wheel bundles it), else the first one loaded.
+    """
     from threadpoolctl import threadpool_info
 
-    for info in threadpool_info():
-        if info.get("user_api") == "blas":
-            return {
-                "library": info.get("internal_api"),
-                "version": info.get("version"),
-                "core": info.get("architecture"),
-            }
+    libraries = [info for info in threadpool_info() if info.get("user_api") == "blas"]
+    numpy_own = [info for info in libraries if "numpy" in str(info.get("filepath", ""))]
+    for info in numpy_own or libraries:
+        return {
+            "library": info.get("internal_api"),
+            "version": info.get("version"),
+            "core": info.get("architecture"),
+        }
     return {"library": None, "version": None, "core": None}
 
 

@@ -6,6 +6,7 @@ so a successful expert run certifies that a seed is solvable through the agent's
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 
 import numpy as np
@@ -42,7 +43,7 @@ def move_gc_to(ctx: TaskContext, arm: Arm, target: np.ndarray, order: str = "xyz
 def closing_axis_heading(ctx: TaskContext, arm: Arm) -> float:
     """Heading (rad) of the finger-closing axis ry projected on the table plane."""
     _, rot = ctx.arms[arm].control_pose(ctx.world.data)
-    return float(np.arctan2(rot[1, 1], rot[0, 1]))
+    return math.atan2(float(rot[1, 1]), float(rot[0, 1]))
 
 
 def align_closing_axis(
@@ -54,9 +55,9 @@ def align_closing_axis(
     smallest equivalent turn is used. With rx pointing down, +rx turns the gripper clockwise seen
     from above.
     """
-    sym = np.deg2rad(symmetry_deg)
+    sym = math.radians(symmetry_deg)
     delta = (heading - closing_axis_heading(ctx, arm) + sym / 2) % sym - sym / 2  # world-z turn
-    angle = -np.rad2deg(delta)
+    angle = -math.degrees(delta)
     if abs(angle) < 1.0:
         return
     for chunk in split_steps(angle, MAX_ANGLE_DEG):

@@ -6,17 +6,44 @@ and experts; none of it reaches the model.
 
 from __future__ import annotations
 
+import math
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
 
+from actloop.sim import fixedmath as fm
 from actloop.sim.world import subtree_geoms
 from actloop.vabench.task import LIFT_THRESHOLD_M, TaskContext
+
+CLEAR_OF_ROBOT = "object_clear_of_robot"
+"""Hardened placement condition: the placed object touches no geom of any robot arm."""
 
 
 def body_geoms(ctx: TaskContext, body: str) -> frozenset[int]:
     """Geom ids of a body and its descendants."""
     return subtree_geoms(ctx.world.model, body)
+
+
+def hand_geoms(ctx: TaskContext, arm: str) -> frozenset[int]:
+    """Geom ids of the arm's gripper: flange, palm, finger bodies and pads."""
+    return body_geoms(ctx, f"{arm}_hand")
+
+
+def finger_geoms(ctx: TaskContext, arm: str) -> frozenset[int]:
+    """Geom ids of the arm's two fingers: finger bodies and pads."""
+    return body_geoms(ctx, f"{arm}_left_finger") | body_geoms(ctx, f"{arm}_right_finger")
+
+
+def contacts(ctx: TaskContext, geoms: frozenset[int]) -> Iterator[tuple[int, int, int]]:
+    """Active contacts touching ``geoms``: (contact index, the geom in ``geoms``, the other geom)."""
+    for i in range(ctx.world.data.ncon):
+        c = ctx.world.data.contact[i]
+        g1, g2 = int(c.geom1), int(c.geom2)
+        if g1 in geoms:
+            yield i, g1, g2
+        elif g2 in geoms:
+            yield i, g2, g1
 
 
 def lift_m(ctx: TaskContext, body: str) -> float:
@@ -26,7 +53,7 @@ def lift_m(ctx: TaskContext, body: str) -> float:
 
 def displacement_m(ctx: TaskContext, body: str) -> float:
     """Distance the body's origin has moved from its settled start, metres."""
-    return float(np.linalg.norm(ctx.world.body_position(body) - ctx.initial_positions[body]))
+    return fm.norm(ctx.world.body_position(body) - ctx.initial_positions[body])
 
 
 def touching(ctx: TaskContext, body_a: str, body_b: str) -> bool:
@@ -34,9 +61,28 @@ def touching(ctx: TaskContext, body_a: str, body_b: str) -> bool:
     return ctx.world.in_contact(body_geoms(ctx, body_a), body_geoms(ctx, body_b))
 
 
+def touches_robot(ctx: TaskContext, body: str) -> bool:
+    """Any geom of the body touches any geom of any arm."""
+    robot = frozenset().union(*(arm.geoms for arm in ctx.arms.values()))
+    return ctx.world.in_contact(body_geoms(ctx, body), robot)
+
+
+def supported_by_hand_only(ctx: TaskContext, arm: str, body: str) -> bool:
+    """The body touches the arm's gripper and nothing else (no table, no other object, no arm link)."""
+    hand = hand_geoms(ctx, arm)
+    others = [other for _, _, other in contacts(ctx, body_geoms(ctx, body))]
+    return bool(others) and all(g in hand for g in others)
+
+
 def gripper_closed(ctx: TaskContext, arm: str = "right") -> bool:
     """The arm's gripper is commanded closed (whether or not it holds anything)."""
     return not ctx.arms[arm].gripper_commanded_open(ctx.world.data)
+
+
+def finger_opening_m(ctx: TaskContext, arm: str) -> float:
+    """Gap between the two finger pads' inner faces, metres (0 when the fingers are shut)."""
+    left, right = ctx.arms[arm].finger_qpos
+    return float(ctx.world.data.qpos[left] + ctx.world.data.qpos[right])
 
 
 def pads_touch(ctx: TaskContext, arm: str, body: str) -> bool:
@@ -50,10 +96,17 @@ def grasped(ctx: TaskContext, arm: str, body: str) -> bool:
     return gripper_closed(ctx, arm) and pads_touch(ctx, arm, body)
 
 
+def contact_normal(ctx: TaskContext, index: int, from_geom: int) -> np.ndarray:
+    """Unit normal of contact ``index`` pointing away from ``from_geom`` (one of its two geoms)."""
+    c = ctx.world.data.contact[index]
+    normal = c.frame[:3].copy()  # MuJoCo's normal points from geom1 to geom2
+    return normal if int(c.geom1) == from_geom else -normal
+
+
 def gc_near(ctx: TaskContext, arm: str, point: np.ndarray, xy_m: float, z_m: float) -> bool:
     """The arm's finger midpoint is within ``xy_m`` horizontally and ``z_m`` vertically of ``point``."""
     offset = np.asarray(point) - ctx.arms[arm].gc(ctx.world.data)
-    return bool(np.hypot(offset[0], offset[1]) < xy_m and abs(offset[2]) < z_m)
+    return math.hypot(offset[0], offset[1]) < xy_m and abs(float(offset[2])) < z_m
 
 
 def site_position(ctx: TaskContext, site: str) -> np.ndarray:
@@ -92,6 +145,7 @@ class TargetPlacement:
         )
 
     def conditions(self, ctx: TaskContext, arm: str = "right") -> dict[str, bool]:
+        """The seed's literal conditions, term by term."""
         ex, ey, ez = self.errors(ctx)
         xy_mm = round(1000 * self.xy_tolerance_m)
         z_mm = round(1000 * self.height_tolerance_m)

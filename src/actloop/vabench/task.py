@@ -1,12 +1,14 @@
 """The task base class and the decorator registry of vabench task families.
 
 A task family defines, for a seed: the randomized scene fields (``layout``), the objects' MJCF, named
-success conditions, named subtask checkpoints, and a privileged expert plan. Everything here except
-``instruction``, ``arms`` and ``budget`` is evaluator-only and never reaches the model.
+success conditions (hardened ones that decide the episode and the seed's literal ones beside them),
+named subtask checkpoints, and a privileged expert plan. Everything here except ``instruction``,
+``arms`` and ``budget`` is evaluator-only and never reaches the model.
 """
 
 from __future__ import annotations
 
+import math
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -17,6 +19,7 @@ import numpy as np
 from actloop.protocol.decisions import Arm, EnvAction
 from actloop.sim.arm import ArmHandle
 from actloop.sim.world import World
+from actloop.vabench.confirm import CONFIRMED, confirmed_after_settle
 
 LIFT_THRESHOLD_M = 0.05
 
@@ -62,8 +65,8 @@ class Task(ABC):
     """One task family instantiated for one seed.
 
     Subclasses set the class attributes, implement :meth:`sample_layout`, :meth:`objects`,
-    :meth:`conditions`, :meth:`checkpoints` and :meth:`expert`, and register with ``@register_task``.
-    Success is the conjunction of all named conditions.
+    :meth:`state_conditions`, :meth:`paper_conditions`, :meth:`checkpoints` and :meth:`expert`, and
+    register with ``@register_task``. Success is the conjunction of all named (hardened) conditions.
     """
 
     name: ClassVar[str]
@@ -71,7 +74,10 @@ class Task(ABC):
     arms: ClassVar[tuple[Arm, ...]] = ("right",)
     budget: ClassVar[int]
     objects_of_interest: ClassVar[tuple[str, ...]]
-    """Free bodies whose settling is checked during seed screening."""
+    """Free bodies whose settling is checked during seed screening and which must come to rest in the
+    success confirmation."""
+    clear_arms_to_confirm: ClassVar[bool] = False
+    """Placements: the confirmation first puts the arms at home, so the object must stand on its own."""
 
     def __init__(self, seed: int) -> None:
         self.seed = seed
@@ -86,12 +92,24 @@ class Task(ABC):
         """MJCF bodies of the task objects placed per ``self.layout``."""
 
     @abstractmethod
-    def conditions(self, ctx: TaskContext) -> dict[str, bool]:
-        """The terminal predicate as named conditions; success means all are True."""
+    def state_conditions(self, ctx: TaskContext) -> dict[str, bool]:
+        """The hardened terminal predicate on the current state alone, as named conditions."""
 
+    def conditions(self, ctx: TaskContext) -> dict[str, bool]:
+        """The hardened terminal predicate: :meth:`state_conditions` and ``confirmed_after_settle``.
+
+        The confirmation (``confirm.confirmed_after_settle``, in a scratch copy of the world) runs only
+        when every state condition holds; otherwise it is reported False. Success means all are True.
+        """
+        now = self.state_conditions(ctx)
+        confirmed = all(now.values()) and confirmed_after_settle(
+            ctx, self.state_conditions, self.objects_of_interest, self.clear_arms_to_confirm
+        )
+        return {**now, CONFIRMED: confirmed}
+
+    @abstractmethod
     def paper_conditions(self, ctx: TaskContext) -> dict[str, bool]:
-        """The seed's literal terminal predicate as named conditions."""
-        return self.conditions(ctx)
+        """The seed's literal terminal predicate (tables 22-24) as named conditions, term by term."""
 
     def verdict(self, ctx: TaskContext) -> Verdict:
         """Both verdicts on the current state."""
@@ -146,5 +164,5 @@ def _load_families() -> None:
 
 def split_steps(total: float, limit: float) -> list[float]:
     """Split a signed quantity into equal chunks no larger than ``limit`` in magnitude."""
-    n = max(1, int(np.ceil(abs(total) / limit - 1e-9)))
+    n = max(1, math.ceil(abs(total) / limit - 1e-9))
     return [total / n] * n

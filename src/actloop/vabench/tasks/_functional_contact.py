@@ -4,20 +4,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from actloop.vabench.predicates import body_geoms
+from actloop.vabench.predicates import body_geoms, contacts
 from actloop.vabench.task import TaskContext
 
 
 def arm_contact_points(ctx: TaskContext, arm: str, body: str) -> list[np.ndarray]:
     """World positions of the active contacts between any geom of the arm and any geom of ``body``."""
-    arm_geoms, body_ = ctx.arms[arm].geoms, body_geoms(ctx, body)
-    points = []
-    for i in range(ctx.world.data.ncon):
-        c = ctx.world.data.contact[i]
-        g1, g2 = int(c.geom1), int(c.geom2)
-        if (g1 in arm_geoms and g2 in body_) or (g2 in arm_geoms and g1 in body_):
-            points.append(c.pos.copy())
-    return points
+    targets = body_geoms(ctx, body)
+    return [
+        ctx.world.data.contact[i].pos.copy()
+        for i, _, other in contacts(ctx, ctx.arms[arm].geoms)
+        if other in targets
+    ]
 
 
 def pad_reach(ctx: TaskContext, arm: str) -> float:

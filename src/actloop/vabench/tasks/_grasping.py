@@ -1,13 +1,16 @@
 """Shared pieces of the direct-grasp families: the upright-bottle scene, the lift predicate,
 checkpoints and expert moves.
 
-Every direct-grasp family here succeeds when its target is lifted more than 50 mm with the right gripper
-closed; they differ in the scene, the grasp point and whether the closing axis must be turned across a
-long axis. The upright-bottle placement family reuses the upright bottle and the grasp-from-above expert.
+Every direct-grasp family here succeeds when its target is held in the closed right gripper, by both
+pads and by nothing else, more than 50 mm above its start, and still is after the settle confirmation
+(the seed's predicate: lifted more than 50 mm with the right gripper commanded closed). The families
+differ in the scene, the grasp point and whether the closing axis must be turned across a long axis. The
+upright-bottle placement family reuses the upright bottle and the grasp-from-above expert.
 """
 
 from __future__ import annotations
 
+import math
 from abc import abstractmethod
 from collections.abc import Iterator
 from typing import Any, ClassVar
@@ -19,7 +22,7 @@ from actloop.sim.assets.bottle import BottleModel, bottle
 from actloop.sim.assets.common import axis_quat
 from actloop.sim.scene import TABLE_TOP_Z
 from actloop.vabench.expert import align_closing_axis, move_gc_to
-from actloop.vabench.predicates import gc_near, grasped, gripper_closed, lift_m
+from actloop.vabench.predicates import gc_near, grasped, gripper_closed, lift_m, supported_by_hand_only
 from actloop.vabench.task import LIFT_THRESHOLD_M, Task, TaskContext
 
 NEAR_XY_M = 0.02
@@ -27,7 +30,7 @@ NEAR_Z_M = 0.025
 HOVER_M = 0.08
 LIFT_MM = 80.0
 LONG_AXIS_SYMMETRY_DEG = 180.0
-UPRIGHT_QUAT = axis_quat(0.0, np.pi / 2)
+UPRIGHT_QUAT = axis_quat(0.0, math.pi / 2)
 
 
 def sample_upright_bottle(rng: np.random.Generator, model: BottleModel) -> dict[str, Any]:
@@ -45,10 +48,16 @@ def upright_bottle(layout: dict[str, Any], model: BottleModel) -> str:
     return bottle("bottle", pos, UPRIGHT_QUAT, model)
 
 
+def body_yaw(ctx: TaskContext, body: str) -> float:
+    """Heading (rad) of the body's local x axis in the table plane."""
+    rot = ctx.world.body_rotation(body)
+    return math.atan2(float(rot[1, 0]), float(rot[0, 0]))
+
+
 def long_axis_yaw(ctx: TaskContext, body: str) -> float:
     """Heading (rad) of the body's long axis (body z) projected on the table plane."""
     axis = ctx.world.body_rotation(body)[:, 2]
-    return float(np.arctan2(axis[1], axis[0]))
+    return math.atan2(float(axis[1]), float(axis[0]))
 
 
 def grasp_from_above(
@@ -70,6 +79,17 @@ def lift() -> MoveWorld:
 class LiftTask(Task):
     """A direct-grasp family: grasp ``target`` and lift it more than 50 mm with the right gripper.
 
+    Success conditions, the same for every lift family:
+        Hardened (decide the episode): ``lifted_gt_50mm``: the target's origin is more than 50 mm above
+        its initial height; ``held_in_right_gripper``: the right gripper is commanded closed with both
+        finger pads on the target; ``supported_by_gripper_only``: the target touches the right gripper
+        (pads, fingers, palm) and nothing else, so it is neither propped on the table nor resting on
+        another object; ``confirmed_after_settle``: with all of these true, a scratch copy of the world
+        that holds the current commands for 1.5 s still meets them, with the task's objects at rest
+        over its last 0.5 s (``vabench.confirm``).
+        Paper (the seed's table 22, reported beside): ``lifted_gt_50mm`` and ``right_gripper_closed``
+        (the gripper is commanded closed, whether or not it holds anything).
+
     Subclasses give the grasp point (also the ``approached`` checkpoint's reference) and the heading
     the closing axis must take (None when the object is round about the vertical).
     """
@@ -86,7 +106,14 @@ class LiftTask(Task):
     def grasp_heading(self, ctx: TaskContext) -> float | None:
         """Heading (rad) of the closing axis for the grasp, or None if any heading works."""
 
-    def conditions(self, ctx: TaskContext) -> dict[str, bool]:
+    def state_conditions(self, ctx: TaskContext) -> dict[str, bool]:
+        return {
+            "lifted_gt_50mm": lift_m(ctx, self.target) > LIFT_THRESHOLD_M,
+            "held_in_right_gripper": grasped(ctx, "right", self.target),
+            "supported_by_gripper_only": supported_by_hand_only(ctx, "right", self.target),
+        }
+
+    def paper_conditions(self, ctx: TaskContext) -> dict[str, bool]:
         return {
             "lifted_gt_50mm": lift_m(ctx, self.target) > LIFT_THRESHOLD_M,
             "right_gripper_closed": gripper_closed(ctx, "right"),
@@ -96,7 +123,7 @@ class LiftTask(Task):
         return {
             "approached": gc_near(ctx, "right", self.grasp_point(ctx), NEAR_XY_M, NEAR_Z_M),
             "grasped": grasped(ctx, "right", self.target),
-            "lifted": all(self.conditions(ctx).values()),
+            "lifted": all(self.state_conditions(ctx).values()),
         }
 
     def metrics(self, ctx: TaskContext) -> dict[str, float]:

@@ -1,4 +1,5 @@
-"""Shared parts of the cube placement families: layout draws, checkpoints and the pick-and-place expert.
+"""Shared parts of the placement families: the hardened placement predicate, and for the cube families
+layout draws, checkpoints and the pick-and-place expert.
 
 A placement moves one held object (``obj``) onto or into a goal body (``goal``). Its expected resting
 pose is the goal's origin plus ``rest_height_m`` along world z; each family supplies its own horizontal
@@ -7,23 +8,26 @@ pose is the goal's origin plus ``rest_height_m`` along world z; each family supp
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
 from actloop.protocol.decisions import EnvAction, MoveWorld, SetGripper, Translation
 from actloop.vabench.expert import align_closing_axis, closing_axis_heading, move_gc_to
 from actloop.vabench.predicates import (
+    CLEAR_OF_ROBOT,
     gc_near,
     grasped,
     gripper_closed,
     lift_m,
-    pads_touch,
+    touches_robot,
     touching,
 )
-from actloop.vabench.task import LIFT_THRESHOLD_M, TaskContext
-from actloop.vabench.tasks._grasping import NEAR_XY_M, NEAR_Z_M
+from actloop.vabench.task import LIFT_THRESHOLD_M, Task, TaskContext
+from actloop.vabench.tasks._grasping import NEAR_XY_M, NEAR_Z_M, body_yaw
 
 ARM = "right"
 CUBE_SYMMETRY_DEG = 90.0
@@ -40,15 +44,24 @@ def uniform(rng: np.random.Generator, low: float, high: float) -> float:
     return float(rng.uniform(low, high))
 
 
-def body_yaw(ctx: TaskContext, body: str) -> float:
-    """Heading (rad) of the body's local x axis in the table plane."""
-    rot = ctx.world.body_rotation(body)
-    return float(np.arctan2(rot[1, 0], rot[0, 0]))
-
-
 def wrap(angle: float, period: float) -> float:
     """``angle`` wrapped into [-period/2, period/2)."""
     return float((angle + period / 2) % period - period / 2)
+
+
+class PlacementTask(Task):
+    """A placement family: the right arm carries ``placed`` onto a goal and lets go.
+
+    Hardened conditions: the family's literal (paper) conditions, ``object_clear_of_robot`` (``placed``
+    touches no robot geom) and ``confirmed_after_settle``, whose scratch copy first puts the arm at home
+    with the gripper open, so the object must stay placed, without the robot, for the 1.5 s window.
+    """
+
+    placed: ClassVar[str]
+    clear_arms_to_confirm = True
+
+    def state_conditions(self, ctx: TaskContext) -> dict[str, bool]:
+        return {**self.paper_conditions(ctx), CLEAR_OF_ROBOT: not touches_robot(ctx, self.placed)}
 
 
 @dataclass(frozen=True)
@@ -69,7 +82,7 @@ class Placement:
         ``approached``: GC within 20 mm (x/y) and 25 mm (z) of the object; ``grasped``: gripper closed
         with both pads on it; ``lifted``: grasped at least 50 mm above its start; ``over_target``: grasped,
         horizontally on the goal and above its resting height; ``placed``: on the goal and touching it;
-        ``released``: placed with the gripper open and no pad touching the object.
+        ``released``: placed with the gripper open and no robot geom touching the object.
         """
         pos = ctx.world.body_position(self.obj)
         held = grasped(ctx, ARM, self.obj)
@@ -80,7 +93,7 @@ class Placement:
             "lifted": held and lift_m(ctx, self.obj) >= LIFT_THRESHOLD_M,
             "over_target": held and on_goal and bool(pos[2] > self.rest_position(ctx)[2]),
             "placed": placed,
-            "released": placed and not gripper_closed(ctx, ARM) and not pads_touch(ctx, ARM, self.obj),
+            "released": placed and not gripper_closed(ctx, ARM) and not touches_robot(ctx, self.obj),
         }
 
     def expert(self, ctx: TaskContext, match_goal_yaw: bool = False) -> Iterator[EnvAction]:
@@ -92,7 +105,7 @@ class Placement:
         yield from self._grasp(ctx)
         yield MoveWorld(Translation("z", "+", 1000 * TRANSPORT_LIFT_M), arm=ARM, reason="expert: lift")
         if match_goal_yaw:
-            turn = wrap(body_yaw(ctx, self.goal) - body_yaw(ctx, self.obj), np.deg2rad(CUBE_SYMMETRY_DEG))
+            turn = wrap(body_yaw(ctx, self.goal) - body_yaw(ctx, self.obj), math.radians(CUBE_SYMMETRY_DEG))
             heading = closing_axis_heading(ctx, ARM) + turn
             yield from align_closing_axis(ctx, ARM, heading, CUBE_SYMMETRY_DEG)
         for _ in range(2):  # the second pass corrects any drift of the object in the grasp

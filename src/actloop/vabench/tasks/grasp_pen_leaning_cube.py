@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -13,7 +14,7 @@ from actloop.sim.scene import TABLE_TOP_Z
 from actloop.vabench.task import TaskContext, register_task
 from actloop.vabench.tasks._grasping import LiftTask, long_axis_yaw
 
-LEAN_RAD = np.deg2rad(30.0)
+LEAN_RAD = math.radians(30.0)
 CUBE_HALF = 0.025
 
 
@@ -23,7 +24,7 @@ def leaning_pen_offset(lean_rad: float = LEAN_RAD, cube_half: float = CUBE_HALF)
     The pen's axis rises along +x at ``lean_rad``; its underside flat touches the table at the pen's
     lower end and the cube's top edge facing the pen (x = -cube_half, z = 2·cube_half).
     """
-    s, c = np.sin(lean_rad), np.cos(lean_rad)
+    s, c = math.sin(lean_rad), math.cos(lean_rad)
     z = PEN_LENGTH / 2 * s + PEN_APOTHEM * c  # the lower end's bottom edge is on the table
     x = -cube_half - (PEN_APOTHEM + c * (2 * cube_half - z)) / s  # the underside passes the edge
     return float(x), float(z)
@@ -40,12 +41,17 @@ class GraspPenLeaningCube(LiftTask):
         The 50 mm yellow cube stands at the group origin; the pen (140 mm hexagonal prism) leans at a
         fixed 30° above the table, its tip on the table on the group's -x side and its capped upper part
         on the cube's top edge; its pose is computed analytically so it rests at once.
-    Success conditions:
-        ``lifted_gt_50mm``: the pen's centre is more than 50 mm above its initial height;
-        ``right_gripper_closed``: the right gripper is commanded closed.
+    Success conditions (``_grasping.LiftTask``; the target is the pen, which fails while it still
+    leans on the cube):
+        Hardened: ``lifted_gt_50mm`` (centre more than 50 mm above its start), ``held_in_right_gripper``
+        (gripper commanded closed, both pads on it), ``supported_by_gripper_only`` (it touches the
+        right gripper and nothing else), ``confirmed_after_settle`` (all of these still hold, with the
+        objects at rest, after the commands are held for 1.5 s in a scratch copy of the world).
+        Paper (table 22): ``lifted_gt_50mm``; ``right_gripper_closed`` (commanded closed).
     Checkpoints:
         ``approached`` (GC within 20 mm in x/y and 25 mm in z of the pen's centre), ``grasped``
-        (gripper closed with both finger pads touching the pen), ``lifted`` (success).
+        (gripper closed with both finger pads touching the pen), ``lifted`` (the hardened state
+        conditions hold).
     """
 
     name = "grasp_pen_leaning_cube"
@@ -64,7 +70,7 @@ class GraspPenLeaningCube(LiftTask):
     def objects(self) -> tuple[str, ...]:
         x, y, yaw = self.layout["x"], self.layout["y"], self.layout["yaw"]
         dx, z = leaning_pen_offset()
-        pen_pos = (x + dx * np.cos(yaw), y + dx * np.sin(yaw), TABLE_TOP_Z + z)
+        pen_pos = (x + dx * math.cos(yaw), y + dx * math.sin(yaw), TABLE_TOP_Z + z)
         return (
             cube("cube", (x, y, TABLE_TOP_Z + CUBE_HALF), yaw, half_size=CUBE_HALF, color="yellow"),
             pen("pen", pen_pos, axis_quat(yaw, LEAN_RAD)),

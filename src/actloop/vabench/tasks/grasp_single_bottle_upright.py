@@ -22,13 +22,16 @@ class GraspSingleBottleUpright(LiftTask):
         Bottle centre x in [0.20, 0.28] m, y in [-0.16, -0.04] m; fixed upright orientation. The base
         preset is the tall cyan water bottle with a red cap (``water_bottle``, 182 mm tall);
         ``soda_bottle`` is kept for held-out variants.
-    Success conditions:
-        ``lifted_gt_50mm``: the bottle's centre is more than 50 mm above its initial height;
-        ``right_gripper_closed``: the right gripper is commanded closed.
+    Success conditions (``_grasping.LiftTask``; the target is the bottle):
+        Hardened: ``lifted_gt_50mm`` (centre more than 50 mm above its start), ``held_in_right_gripper``
+        (gripper commanded closed, both pads on it), ``supported_by_gripper_only`` (it touches the
+        right gripper and nothing else), ``confirmed_after_settle`` (all of these still hold, with the
+        objects at rest, after the commands are held for 1.5 s in a scratch copy of the world).
+        Paper (table 22): ``lifted_gt_50mm``; ``right_gripper_closed`` (commanded closed).
     Checkpoints:
         ``approached`` (GC within 20 mm in x/y and 25 mm in z of the top grasp point, on the axis 8 mm
         below the top of the body), ``grasped`` (gripper closed with both finger pads touching the
-        bottle), ``lifted`` (success).
+        bottle), ``lifted`` (the hardened state conditions hold).
     """
 
     name = "grasp_single_bottle_upright"

@@ -9,7 +9,7 @@ import numpy as np
 from actloop.sim.assets.blocks import cube
 from actloop.sim.scene import TABLE_TOP_Z
 from actloop.vabench.task import TaskContext, register_task
-from actloop.vabench.tasks._grasping import LiftTask
+from actloop.vabench.tasks._grasping import LiftTask, body_yaw
 
 CUBE_HALF = 0.022
 
@@ -27,12 +27,16 @@ class GraspSingleCube(LiftTask):
         Pick up the red cube from the table and lift it.
     Randomization:
         Cube centre x in [0.18, 0.26] m, y in [-0.16, -0.06] m, yaw in [-45°, 45°]; 44 mm red cube.
-    Success conditions:
-        ``lifted_gt_50mm``: the cube centre is more than 50 mm above its initial height;
-        ``right_gripper_closed``: the right gripper is commanded closed.
+    Success conditions (``_grasping.LiftTask``; the target is the cube):
+        Hardened: ``lifted_gt_50mm`` (centre more than 50 mm above its start), ``held_in_right_gripper``
+        (gripper commanded closed, both pads on it), ``supported_by_gripper_only`` (it touches the
+        right gripper and nothing else), ``confirmed_after_settle`` (all of these still hold, with the
+        objects at rest, after the commands are held for 1.5 s in a scratch copy of the world).
+        Paper (table 22): ``lifted_gt_50mm``; ``right_gripper_closed`` (commanded closed).
     Checkpoints:
         ``approached`` (GC within 20 mm of the cube centre in x/y and 25 mm in z), ``grasped`` (gripper
-        closed with both finger pads touching the cube), ``lifted`` (success reached).
+        closed with both finger pads touching the cube), ``lifted`` (the hardened state conditions
+        hold).
     """
 
     name = "grasp_single_cube"
@@ -56,5 +60,4 @@ class GraspSingleCube(LiftTask):
         return ctx.world.body_position("cube")
 
     def grasp_heading(self, ctx: TaskContext) -> float:
-        rot = ctx.world.body_rotation("cube")
-        return float(np.arctan2(rot[1, 0], rot[0, 0]))
+        return body_yaw(ctx, "cube")

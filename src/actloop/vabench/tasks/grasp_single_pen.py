@@ -27,13 +27,17 @@ class GraspSinglePen(LiftTask):
         Pen centre x in [0.18, 0.26] m, y in [-0.20, -0.10] m; yaw of its long axis in [-30°, 30°]
         (along world x at 0°, black cap towards +x). The pen is a 140 mm hexagonal prism, 12 mm across
         its flats, lying on a flat.
-    Success conditions:
-        ``lifted_gt_50mm``: the pen's centre is more than 50 mm above its initial height;
-        ``right_gripper_closed``: the right gripper is commanded closed.
+    Success conditions (``_grasping.LiftTask``; the target is the pen: a pen propped on the table, or
+    standing on its end beside the closed gripper, fails):
+        Hardened: ``lifted_gt_50mm`` (centre more than 50 mm above its start), ``held_in_right_gripper``
+        (gripper commanded closed, both pads on it), ``supported_by_gripper_only`` (it touches the
+        right gripper and nothing else), ``confirmed_after_settle`` (all of these still hold, with the
+        objects at rest, after the commands are held for 1.5 s in a scratch copy of the world).
+        Paper (table 22): ``lifted_gt_50mm``; ``right_gripper_closed`` (commanded closed).
     Checkpoints:
         ``approached`` (GC within 20 mm in x/y and 25 mm in z of the pen's centre, raised to the lowest
         safe GC height), ``grasped`` (gripper closed with both finger pads touching the pen),
-        ``lifted`` (success).
+        ``lifted`` (the hardened state conditions hold).
     """
 
     name = "grasp_single_pen"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from typing import Any
 
@@ -11,8 +12,8 @@ from actloop.protocol.decisions import EnvAction
 from actloop.sim.assets.bowl import BOWL_FLOOR_THICKNESS, bowl
 from actloop.sim.scene import TABLE_TOP_Z
 from actloop.vabench.predicates import displacement_m, gripper_closed, lift_m, previously_lifted, touching
-from actloop.vabench.task import Task, TaskContext, register_task
-from actloop.vabench.tasks._placing import ARM, Placement, uniform
+from actloop.vabench.task import TaskContext, register_task
+from actloop.vabench.tasks._placing import ARM, Placement, PlacementTask, uniform
 from actloop.vabench.tasks.grasp_single_cube import CUBE_HALF, red_cube
 
 CENTER_DISTANCE_M = 0.055
@@ -24,7 +25,7 @@ PLACEMENT = Placement("cube", "bowl", rest_height_m=BOWL_FLOOR_THICKNESS + CUBE_
 def center_distance_m(ctx: TaskContext) -> float:
     """Horizontal distance from the bowl's centre to the cube's centre."""
     offset = ctx.world.body_position("cube") - ctx.world.body_position("bowl")
-    return float(np.hypot(offset[0], offset[1]))
+    return math.hypot(offset[0], offset[1])
 
 
 def relative_height_m(ctx: TaskContext) -> float:
@@ -33,7 +34,7 @@ def relative_height_m(ctx: TaskContext) -> float:
 
 
 @register_task
-class PlaceCubeInBowl(Task):
+class PlaceCubeInBowl(PlacementTask):
     """Pick up the cube and put it into the bowl.
 
     Instruction:
@@ -43,7 +44,12 @@ class PlaceCubeInBowl(Task):
         y in [-0.17, -0.10] m, yaw in [-45°, 45°]; 44 mm red cube, 0.4 kg cyan bowl (100 mm floor,
         50 mm tall sloped wall).
     Success conditions:
-        ``previously_lifted_50mm``: the cube has been at least 50 mm above its start during the episode;
+        Hardened: all of the paper's conditions below, ``object_clear_of_robot`` (the cube touches no
+        robot geom) and ``confirmed_after_settle`` (``_placing.PlacementTask``: in a scratch copy of the
+        world the arm is put at home with the gripper open and the world simulated for 1.5 s; every
+        hardened condition must still hold, with cube and bowl at rest over the last 0.5 s).
+        Paper (table 23): ``previously_lifted_50mm``: the cube has been at least 50 mm above its start
+        during the episode;
         ``center_distance_lt_55mm``: the cube centre is less than 55 mm from the bowl centre horizontally;
         ``relative_height_15_95mm``: the cube centre is 15–95 mm above the bowl origin (its underside);
         ``bowl_displacement_lt_5mm``: the bowl moved less than 5 mm from its start;
@@ -51,13 +57,14 @@ class PlaceCubeInBowl(Task):
     Checkpoints:
         ``approached``, ``grasped``, ``lifted``, ``over_target`` (cube held above the bowl within the
         centre-distance tolerance), ``placed`` (cube within it and touching the bowl), ``released``
-        (placed with the gripper open and no pad on the cube); see ``_placing.Placement.checkpoints``.
+        (placed with the gripper open and no robot geom on the cube); see ``_placing.Placement.checkpoints``.
     """
 
     name = "place_cube_in_bowl"
     instruction = "Pick up the red cube and place it inside the cyan bowl."
     budget = 50
     objects_of_interest = ("cube", "bowl")
+    placed = "cube"
 
     def sample_layout(self, rng: np.random.Generator) -> dict[str, Any]:
         return {
@@ -75,7 +82,7 @@ class PlaceCubeInBowl(Task):
             red_cube(layout["cube_x"], layout["cube_y"], layout["cube_yaw"]),
         )
 
-    def conditions(self, ctx: TaskContext) -> dict[str, bool]:
+    def paper_conditions(self, ctx: TaskContext) -> dict[str, bool]:
         low, high = RELATIVE_HEIGHT_M
         return {
             "previously_lifted_50mm": previously_lifted(ctx, "cube"),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from itertools import product
 from typing import Any
@@ -9,11 +10,13 @@ from typing import Any
 import numpy as np
 
 from actloop.protocol.decisions import EnvAction
+from actloop.sim import fixedmath as fm
 from actloop.sim.assets.blocks import cube
 from actloop.sim.scene import TABLE_TOP_Z
 from actloop.vabench.predicates import displacement_m, gripper_closed, lift_m, previously_lifted, touching
-from actloop.vabench.task import Task, TaskContext, register_task
-from actloop.vabench.tasks._placing import ARM, Placement, body_yaw, uniform
+from actloop.vabench.task import TaskContext, register_task
+from actloop.vabench.tasks._grasping import body_yaw
+from actloop.vabench.tasks._placing import ARM, Placement, PlacementTask, uniform
 from actloop.vabench.tasks.grasp_single_cube import CUBE_HALF, red_cube
 
 BASE_HALF = 0.024
@@ -35,9 +38,12 @@ def top_surface_overlap_m(ctx: TaskContext) -> tuple[float, float]:
     each result is the length of the intersection of the two intervals (negative: a gap).
     """
     yaw = body_yaw(ctx, "base")
-    axes = np.array([[np.cos(yaw), np.sin(yaw), 0.0], [-np.sin(yaw), np.cos(yaw), 0.0]])
-    corners = ctx.world.body_position("cube") + CUBE_HALF * _CORNERS @ ctx.world.body_rotation("cube").T
-    local = (corners - ctx.world.body_position("base")) @ axes.T
+    c, s = math.cos(yaw), math.sin(yaw)
+    axes = np.array([[c, s, 0.0], [-s, c, 0.0]])
+    corners = ctx.world.body_position("cube") + fm.matmul_t(
+        CUBE_HALF * _CORNERS, ctx.world.body_rotation("cube")
+    )
+    local = fm.matmul_t(corners - ctx.world.body_position("base"), axes)
     high = np.minimum(local.max(axis=0), BASE_HALF)
     low = np.maximum(local.min(axis=0), -BASE_HALF)
     return float(high[0] - low[0]), float(high[1] - low[1])
@@ -53,7 +59,7 @@ def on_base(ctx: TaskContext) -> bool:
 
 
 @register_task
-class PlaceCubeOnCube(Task):
+class PlaceCubeOnCube(PlacementTask):
     """Pick up the red cube and stack it on the green base cube.
 
     Instruction:
@@ -63,22 +69,27 @@ class PlaceCubeOnCube(Task):
         y in [0, 0.04] m; both yaws in [-45°, 45°]. Red cube 44 mm, 0.08 kg; green base cube 48 mm,
         0.12 kg.
     Success conditions:
-        ``previously_lifted_50mm``: the red cube has been at least 50 mm above its start;
-        ``top_surface_overlap_ge_2mm``: the red cube's footprint and the base's top face overlap by at
-        least 2 mm along each of the base's horizontal axes (see :func:`top_surface_overlap_m`);
+        Hardened: all of the paper's conditions below, ``object_clear_of_robot`` (the red cube touches no
+        robot geom) and ``confirmed_after_settle`` (``_placing.PlacementTask``: in a scratch copy of the
+        world the arm is put at home with the gripper open and the world simulated for 1.5 s; every
+        hardened condition must still hold, with both cubes at rest over the last 0.5 s).
+        Paper (table 23): ``previously_lifted_50mm``: the red cube has been at least 50 mm above its
+        start; ``top_surface_overlap_ge_2mm``: the red cube's footprint and the base's top face overlap
+        by at least 2 mm along each of the base's horizontal axes (see :func:`top_surface_overlap_m`);
         ``height_error_le_12mm``: the red centre is within 12 mm of the base top plus the red half size;
         ``base_displacement_le_12mm``: the base moved at most 12 mm; ``contact``: the red cube touches
         the base; ``gripper_open``: the right gripper is commanded open.
     Checkpoints:
         ``approached``, ``grasped``, ``lifted``, ``over_target`` (red cube held above the base with the
         required overlap), ``placed`` (overlapping and touching the base), ``released`` (placed with the
-        gripper open and no pad on the cube); see ``_placing.Placement.checkpoints``.
+        gripper open and no robot geom on the cube); see ``_placing.Placement.checkpoints``.
     """
 
     name = "place_cube_on_cube"
     instruction = "Pick up the red cube and stack it on top of the green cube."
     budget = 200
     objects_of_interest = ("cube", "base")
+    placed = "cube"
 
     def sample_layout(self, rng: np.random.Generator) -> dict[str, Any]:
         return {
@@ -104,7 +115,7 @@ class PlaceCubeOnCube(Task):
             red_cube(layout["cube_x"], layout["cube_y"], layout["cube_yaw"]),
         )
 
-    def conditions(self, ctx: TaskContext) -> dict[str, bool]:
+    def paper_conditions(self, ctx: TaskContext) -> dict[str, bool]:
         return {
             "previously_lifted_50mm": previously_lifted(ctx, "cube"),
             "top_surface_overlap_ge_2mm": on_base(ctx),

@@ -19,9 +19,10 @@ from actloop.vabench.predicates import (
     gripper_closed,
     previously_lifted,
     site_position,
+    touches_robot,
     touching,
 )
-from actloop.vabench.task import Task, TaskContext, register_task
+from actloop.vabench.task import TaskContext, register_task
 from actloop.vabench.tasks._grasping import (
     NEAR_XY_M,
     NEAR_Z_M,
@@ -30,6 +31,7 @@ from actloop.vabench.tasks._grasping import (
     sample_upright_bottle,
     upright_bottle,
 )
+from actloop.vabench.tasks._placing import PlacementTask
 
 XY_TOLERANCE_M = 0.04
 RELEASE_GAP_M = 0.003
@@ -37,7 +39,7 @@ RELEASE_GAP_M = 0.003
 
 
 @register_task
-class PlaceSingleBottleUpright(Task):
+class PlaceSingleBottleUpright(PlacementTask):
     """Pick up the standing bottle and set it down upright on the blue target pad.
 
     Instruction:
@@ -46,7 +48,12 @@ class PlaceSingleBottleUpright(Task):
         Bottle as in grasp_single_bottle_upright: centre x in [0.20, 0.28] m, y in [-0.16, -0.04] m,
         fixed upright orientation (preset ``water_bottle``). Target pad (100 mm square, blue) centre
         x in [0.03, 0.09] m, y in [0.07, 0.13] m.
-    Success conditions (``predicates.TargetPlacement``, x/y tolerance 40 mm):
+    Success conditions:
+        Hardened: all of the paper's conditions below, ``object_clear_of_robot`` (the bottle touches no
+        robot geom) and ``confirmed_after_settle`` (``_placing.PlacementTask``: in a scratch copy of the
+        world the arm is put at home with the gripper open and the world simulated for 1.5 s; every
+        hardened condition must still hold, with bottle and pad at rest over the last 0.5 s).
+        Paper (table 23, ``predicates.TargetPlacement``, x/y tolerance 40 mm):
         ``previously_lifted_50mm``: the bottle has been at least 50 mm above its start;
         ``x_error_le_40mm`` / ``y_error_le_40mm``: bottle centre within 40 mm of the pad centre on each
         axis; ``height_error_le_35mm``: bottle centre within 35 mm of its upright resting height on the
@@ -56,13 +63,14 @@ class PlaceSingleBottleUpright(Task):
         ``approached`` (GC within 20 mm in x/y and 25 mm in z of the top grasp point), ``grasped``
         (gripper closed with both pads on the bottle), ``lifted`` (previously lifted 50 mm),
         ``over_target`` (bottle held with its x/y errors within 40 mm), ``placed`` (bottle touching the
-        pad), ``released`` (bottle touching the pad with the gripper open).
+        pad), ``released`` (bottle touching the pad with the gripper open and no robot geom on it).
     """
 
     name = "place_single_bottle_upright"
     instruction = "Pick up the upright bottle and place it upright on the blue pad."
     budget = 100
     objects_of_interest = ("bottle", "target")
+    placed = "bottle"
     model: ClassVar[BottleModel] = WATER_BOTTLE
 
     def __init__(self, seed: int) -> None:
@@ -82,7 +90,7 @@ class PlaceSingleBottleUpright(Task):
         pad_xy = (self.layout["target_x"], self.layout["target_y"])
         return (upright_bottle(self.layout, self.model), target_pad("target", pad_xy, TABLE_TOP_Z))
 
-    def conditions(self, ctx: TaskContext) -> dict[str, bool]:
+    def paper_conditions(self, ctx: TaskContext) -> dict[str, bool]:
         return self.placement.conditions(ctx)
 
     def checkpoints(self, ctx: TaskContext) -> dict[str, bool]:
@@ -95,7 +103,7 @@ class PlaceSingleBottleUpright(Task):
             "over_target": grasped(ctx, "right", "bottle")
             and max(abs(ex), abs(ey)) <= self.placement.xy_tolerance_m,
             "placed": on_target,
-            "released": on_target and not gripper_closed(ctx, "right"),
+            "released": on_target and not gripper_closed(ctx, "right") and not touches_robot(ctx, "bottle"),
         }
 
     def metrics(self, ctx: TaskContext) -> dict[str, float]:
