@@ -3,19 +3,18 @@
 A state can meet every condition for an instant and lose them a moment later: a cube gripped off-centre
 slips out of the closed gripper, a stacked cube overhanging the base is held up only by an open finger.
 When every other hardened condition holds, :func:`confirmed_after_settle` copies the world
-(``World.scratch_copy``; the live episode is never touched), optionally puts every arm at its home
-configuration with the gripper open (placements: the placed object must stand without the robot), holds
-the commands for ``SETTLE_S`` and re-evaluates the hardened conditions there, with a copy of the
-episode's latches. It also requires the task's objects to be at rest over the last ``REST_WINDOW_S``.
+(``World.scratch_copy``; the live episode is never touched), holds the commands for ``SETTLE_S`` and
+re-evaluates the hardened conditions there, with a copy of the episode's latches. For placements it
+first puts every arm at its home configuration with the gripper open, so the placed object must stand
+on its own, and it then also requires the objects to be at rest over the last ``REST_WINDOW_S``.
 
-Measurements behind the numbers. grasp_single_cube, grasps 19.5-22.5 mm off the cube's centre (seeds
-1000-1019, then 0.1 mm steps on two seeds), held still after an 80 mm lift: a grasp that holds creeps by
-0.04 mm and 0.06° per 0.5 s; one that fails slips steadily from the start, by 2.1-5 mm and 3.0-7.5° per
-0.5 s, and drops the cube 0.02-2.5 s after the lift (most within 1.4 s). Legitimate holds of long
-objects relax more slowly after the lift: over the last 0.5 s of the window the upright bottle held by
-its top moves up to 0.50 mm and 0.65°, the hammer pressed on the block up to 0.31 mm and 0.57° (expert,
-seeds 1000-1040). A 1.5 s window outlasts most drops, and its rest test (1 mm, 1.5° over the last 0.5 s)
-catches the slower slips, about a factor of two from both sides.
+Measurements behind the numbers. grasp_single_cube, grasps 20.5-23.5 mm off the cube's centre on seeds
+1000-1019, held still after an 80 mm lift: every grasp that failed dropped the cube within 1.4 s (one
+case elsewhere at 2.5 s); those still held at 1.5 s were still held at 5 s. Held objects that stay held
+need not be still: an upright bottle gripped near its top swings 3-9 mm per 0.5 s for about 2 s after
+the lift, and a pen gripped at its middle turns about the closing axis by up to 5° per 0.5 s for
+several seconds (baseline grasps, held for 6 s). So a held object must stay held through a 3 s window,
+which outlasts every measured drop by 0.5 s, and only objects standing on their own must come to rest.
 """
 
 from __future__ import annotations
@@ -32,10 +31,10 @@ if TYPE_CHECKING:
     from actloop.vabench.task import TaskContext
 
 CONFIRMED = "confirmed_after_settle"
-SETTLE_S = 1.5
+SETTLE_S = 3.0
 """How long the scratch copy is simulated with the commands held."""
 REST_WINDOW_S = 0.5
-"""The last part of the settle window over which the objects must stay at rest."""
+"""Placements: the last part of the settle window over which the objects must stay at rest."""
 REST_DISPLACEMENT_M = 0.001
 REST_ROTATION_DEG = 1.5
 
@@ -46,9 +45,10 @@ def confirmed_after_settle(
     bodies: tuple[str, ...],
     clear_arms: bool,
 ) -> bool:
-    """``conditions`` all hold after the settle window in a scratch copy, with ``bodies`` at rest.
+    """``conditions`` all hold after the settle window in a scratch copy.
 
-    With ``clear_arms`` every arm is first put at its home configuration with the gripper open.
+    With ``clear_arms`` (placements) every arm is first put at its home configuration with the gripper
+    open, and ``bodies`` must be at rest over the window's last ``REST_WINDOW_S``.
     """
     world = ctx.world.scratch_copy()
     if clear_arms:
@@ -60,7 +60,9 @@ def confirmed_after_settle(
     before = [world.body_pose(b) for b in bodies]
     world.step(round(REST_WINDOW_S / dt))
     world.forward()
-    at_rest = all(_at_rest(pose, world.body_pose(b)) for pose, b in zip(before, bodies, strict=True))
+    at_rest = not clear_arms or all(
+        _at_rest(pose, world.body_pose(b)) for pose, b in zip(before, bodies, strict=True)
+    )
     scratch = replace(ctx, world=world, latched=dict(ctx.latched))
     return at_rest and all(conditions(scratch).values())
 

@@ -46,6 +46,9 @@ PRESS_HOVER_Z = TABLE_Z + 0.14  # above any bell, so the descent starts in free 
 PROBE_STEP_M = 0.008
 PAD_TOP_M = 0.006  # a target pad is a thin sheet on the table
 BOWL_VIEW_HEIGHT_M = 0.025  # the bowl's visible ring averages to its centre about this high
+BELL_VIEW_HEIGHT_M = (
+    0.02  # a bell's coloured part (base ring or dome) seen from above centres about this high
+)
 HAMMER_GRIP_FROM_HEAD_M = 0.03  # grip the handle this far from where it meets the head
 HAMMER_HEAD_HALF_WIDTH_M = 0.015
 BOWL_DROP_M = 0.035  # release a cube this far above the table inside a bowl
@@ -206,8 +209,10 @@ def _survey(turn: Turn, recipe: Recipe, mem: dict) -> list[dict]:
             return _leaning_grasp(image, camera, recipe, target)
         case "hammer":
             return _hammer_grasp(image, camera, recipe, target, mem)
-        case "bell":
-            x, y = float(target.xy[0]), float(target.xy[1])
+        case "bell":  # concentric base, dome and button: the region's centre is the button's
+            x, y = (
+                float(v) for v in camera.point_at_height(region.u, region.v, TABLE_Z + BELL_VIEW_HEIGHT_M)[:2]
+            )
             return [
                 {"op": "grip", "cmd": "close", "why": "close the fingers to press with them"},
                 _mv([x, y, PRESS_HOVER_Z], "xyz", "hover above the bell's centre"),

@@ -85,8 +85,8 @@ class LiftTask(Task):
         finger pads on the target; ``supported_by_gripper_only``: the target touches the right gripper
         (pads, fingers, palm) and nothing else, so it is neither propped on the table nor resting on
         another object; ``confirmed_after_settle``: with all of these true, a scratch copy of the world
-        that holds the current commands for 1.5 s still meets them, with the task's objects at rest
-        over its last 0.5 s (``vabench.confirm``).
+        that holds the current commands for 3 s still meets them (``vabench.confirm``): the target
+        may swing or turn in the grasp, but must stay held.
         Paper (the seed's table 22, reported beside): ``lifted_gt_50mm`` and ``right_gripper_closed``
         (the gripper is commanded closed, whether or not it holds anything).
 

@@ -54,7 +54,8 @@ class PlacementTask(Task):
 
     Hardened conditions: the family's literal (paper) conditions, ``object_clear_of_robot`` (``placed``
     touches no robot geom) and ``confirmed_after_settle``, whose scratch copy first puts the arm at home
-    with the gripper open, so the object must stay placed, without the robot, for the 1.5 s window.
+    with the gripper open, so the object must stay placed, without the robot, for the 3 s window, and
+    be at rest over its last 0.5 s.
     """
 
     placed: ClassVar[str]

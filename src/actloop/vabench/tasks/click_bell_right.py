@@ -71,8 +71,7 @@ class ClickBellRight(Task):
         and pointing from the button up to the finger (a pinch from the sides, a sideways shove into the
         dome and a touch by the palm or an arm link all fail);
         ``confirmed_after_settle``: with both true, a scratch copy of the world holding the current
-        commands for 1.5 s still meets them, with the bell at rest over its last 0.5 s
-        (``vabench.confirm``).
+        commands for 3 s still meets them (``vabench.confirm``).
         Paper (table 24): ``gripper_closed``: the right gripper is commanded closed;
         ``contact_within_25mm_xy_30mm_z``: a contact point between any right-arm geom and the bell lies
         within 25 mm of the functional point (the top centre of the push button) on each of x and y,

@@ -46,7 +46,7 @@ class PlaceCubeInBowl(PlacementTask):
     Success conditions:
         Hardened: all of the paper's conditions below, ``object_clear_of_robot`` (the cube touches no
         robot geom) and ``confirmed_after_settle`` (``_placing.PlacementTask``: in a scratch copy of the
-        world the arm is put at home with the gripper open and the world simulated for 1.5 s; every
+        world the arm is put at home with the gripper open and the world simulated for 3 s; every
         hardened condition must still hold, with cube and bowl at rest over the last 0.5 s).
         Paper (table 23): ``previously_lifted_50mm``: the cube has been at least 50 mm above its start
         during the episode;

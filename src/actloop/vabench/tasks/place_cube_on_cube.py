@@ -71,7 +71,7 @@ class PlaceCubeOnCube(PlacementTask):
     Success conditions:
         Hardened: all of the paper's conditions below, ``object_clear_of_robot`` (the red cube touches no
         robot geom) and ``confirmed_after_settle`` (``_placing.PlacementTask``: in a scratch copy of the
-        world the arm is put at home with the gripper open and the world simulated for 1.5 s; every
+        world the arm is put at home with the gripper open and the world simulated for 3 s; every
         hardened condition must still hold, with both cubes at rest over the last 0.5 s).
         Paper (table 23): ``previously_lifted_50mm``: the red cube has been at least 50 mm above its
         start; ``top_surface_overlap_ge_2mm``: the red cube's footprint and the base's top face overlap
