@@ -43,11 +43,9 @@ class GraspPenLeaningCube(LiftTask):
         on the cube's top edge; its pose is computed analytically so it rests at once.
     Success conditions (``_grasping.LiftTask``; the target is the pen, which fails while it still
     leans on the cube):
-        Hardened: ``lifted_gt_50mm`` (centre more than 50 mm above its start), ``held_in_right_gripper``
-        (gripper commanded closed, both pads on it), ``supported_by_gripper_only`` (it touches the
-        right gripper and nothing else), ``confirmed_after_settle`` (all of these still hold after the
-        commands are held for 3 s in a scratch copy of the world).
-        Paper (table 22): ``lifted_gt_50mm``; ``right_gripper_closed`` (commanded closed).
+        Hardened: ``lifted_gt_50mm``, ``held_in_right_gripper`` (both pads on it),
+        ``supported_by_gripper_only``, ``confirmed_after_settle`` (still held after 3 s).
+        Paper (table 22): ``lifted_gt_50mm``, ``right_gripper_closed``.
     Checkpoints:
         ``approached`` (GC within 20 mm in x/y and 25 mm in z of the pen's centre), ``grasped``
         (gripper closed with both finger pads touching the pen), ``lifted`` (the hardened state

@@ -23,11 +23,9 @@ class GraspSingleBottleUpright(LiftTask):
         preset is the tall cyan water bottle with a red cap (``water_bottle``, 182 mm tall);
         ``soda_bottle`` is kept for held-out variants.
     Success conditions (``_grasping.LiftTask``; the target is the bottle):
-        Hardened: ``lifted_gt_50mm`` (centre more than 50 mm above its start), ``held_in_right_gripper``
-        (gripper commanded closed, both pads on it), ``supported_by_gripper_only`` (it touches the
-        right gripper and nothing else), ``confirmed_after_settle`` (all of these still hold after the
-        commands are held for 3 s in a scratch copy of the world).
-        Paper (table 22): ``lifted_gt_50mm``; ``right_gripper_closed`` (commanded closed).
+        Hardened: ``lifted_gt_50mm``, ``held_in_right_gripper`` (both pads on it),
+        ``supported_by_gripper_only``, ``confirmed_after_settle`` (still held after 3 s).
+        Paper (table 22): ``lifted_gt_50mm``, ``right_gripper_closed``.
     Checkpoints:
         ``approached`` (GC within 20 mm in x/y and 25 mm in z of the top grasp point, on the axis 8 mm
         below the top of the body), ``grasped`` (gripper closed with both finger pads touching the
