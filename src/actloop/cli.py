@@ -12,6 +12,7 @@ from typing import Any
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 # Wide enough for the results table when output goes to a file or CI log.
 console = Console(width=None if sys.stdout.isatty() else 140)
@@ -22,12 +23,15 @@ DEFAULT_SUMMARIES = Path("runs/summaries")
 
 
 def main(argv: list[str] | None = None) -> int:
+    from actloop.errors import ActloopError
+
     parser = _parser()
     args = parser.parse_args(argv)
     try:
         return int(args.handler(args) or 0)
-    except (KeyError, FileNotFoundError, ValueError) as err:
-        console.print(f"[red]error:[/red] {err.args[0] if err.args else err}")
+    except (ActloopError, KeyError, FileNotFoundError, ValueError) as err:
+        message = str(err.args[0] if err.args else err)
+        console.print(Text.assemble(("error: ", "red"), message), highlight=False)
         return 2
 
 
@@ -44,7 +48,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--task", action="append", help="task to verify (repeatable; default: all)")
     p.add_argument("--check", action="store_true", help="only confirm that manifest scene hashes reproduce")
     p.add_argument("--out", type=Path, help="manifest directory (default: the package's manifests)")
-    p.add_argument("--workers", type=int, default=1, help="tasks screened at once, each in its own process")
+    p.add_argument(
+        "--workers", type=_positive_int, default=1, help="tasks screened at once, each in its own process"
+    )
     p.set_defaults(handler=cmd_verify_seeds)
 
     p = sub.add_parser("demos", help="film each task's expert on its demonstration seed (MP4 + frames)")
@@ -67,7 +73,7 @@ def _parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("demo", help="run the built-in baseline on grasp_single_cube and print a table")
     p.add_argument("--seeds", type=int, default=3)
-    p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--workers", type=_positive_int, default=2)
     p.add_argument("--out", type=Path, default=Path("runs/demo"))
     p.set_defaults(handler=cmd_demo)
 
@@ -95,6 +101,17 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _positive_int(text: str) -> int:
+    """An argparse type: a whole number of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
 def _add_run_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--suite", choices=SUITES, default="vabench")
     p.add_argument("--tasks", required=True, help="comma-separated task names, or 'all'")
@@ -116,7 +133,9 @@ def _add_run_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--context-limit", type=int, help="the model's context size in tokens (compaction)")
     p.add_argument("--price-in", type=float, help="USD per million input tokens, for the recorded cost")
     p.add_argument("--price-out", type=float, help="USD per million output tokens")
-    p.add_argument("--workers", type=int, default=1, help="episodes run at once, each in its own process")
+    p.add_argument(
+        "--workers", type=_positive_int, default=1, help="episodes run at once, each in its own process"
+    )
     p.add_argument(
         "--ray",
         metavar="ADDRESS",
@@ -285,12 +304,20 @@ def _select_episodes(
 
 
 def _model_args(pairs: list[str]) -> dict[str, Any]:
+    """``-M KEY=VALUE`` pairs with values read as YAML scalars, as Inspect's own CLI reads them
+    (``true``/``false``, numbers and ``null`` become those types; anything else stays a string)."""
+    import yaml
+
     out: dict[str, Any] = {}
     for pair in pairs:
         key, sep, value = pair.partition("=")
         if not sep:
             raise ValueError(f"model argument {pair!r} must be KEY=VALUE")
-        out[key] = value
+        try:
+            parsed = yaml.safe_load(value)
+        except yaml.YAMLError:
+            parsed = value
+        out[key] = parsed if isinstance(parsed, str | int | float | bool) or parsed is None else value
     return out
 
 
@@ -353,7 +380,16 @@ def _run(
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from actloop.agent.matrix import condition_dir, conditions, pending, progress
+    from actloop.agent.matrix import (
+        claim,
+        condition_dir,
+        conditions,
+        describe,
+        output_lock,
+        pending,
+        progress,
+    )
+    from actloop.agent.run import check_model
     from actloop.records.jsonl import RESULTS_FILE, read_lines
     from actloop.records.table import EPISODES_TABLE, write_episode_table
 
@@ -365,6 +401,13 @@ def cmd_run(args: argparse.Namespace) -> int:
     matrix = conditions(_csv(args.model), protocols, _csv(args.summary))
     tasks = sorted({task for task, _, _ in episodes})
     harnesses = [_harness(args, c, tasks) for c in matrix]  # fails early on a missing summary
+    settings = {
+        "model_args": _model_args(args.model_arg),
+        "model_base_url": args.model_base_url,
+        "generation": _generate_args(args),
+    }
+    for model in dict.fromkeys(c.model for c in matrix):  # a missing key fails before any episode
+        check_model(model, settings["model_args"], args.model_base_url)
     dirs = [condition_dir(args.out, c, matrix) for c in matrix]
     isolation = "process"
     if args.ray:
@@ -373,24 +416,30 @@ def cmd_run(args: argparse.Namespace) -> int:
         connect(args.ray)
         isolation = "ray"
     console.print(f"{len(matrix)} condition(s) x {len(episodes)} episode(s) -> {args.out}")
-    with progress(console, dirs, set(episodes)):
-        for condition, harness, out_dir in zip(matrix, harnesses, dirs, strict=True):
-            todo = pending(episodes, out_dir, args.retry_errors)
-            if len(todo) < len(episodes):
-                console.print(f"{condition.slug}: {len(episodes) - len(todo)} episode(s) already recorded")
-            if todo:
-                _run(
-                    todo,
-                    condition.model,
-                    _model_args(args.model_arg),
-                    out_dir,
-                    args.workers,
-                    condition.protocol,
-                    isolation=isolation,
-                    harness=harness,
-                    model_base_url=args.model_base_url,
-                    **_generate_args(args),
-                )
+    with output_lock(args.out):
+        for condition, out_dir in zip(matrix, dirs, strict=True):
+            out_dir.mkdir(parents=True, exist_ok=True)
+            claim(out_dir, describe(condition, settings))
+        with progress(console, dirs, set(episodes)):
+            for condition, harness, out_dir in zip(matrix, harnesses, dirs, strict=True):
+                todo = pending(episodes, out_dir, args.retry_errors)
+                if len(todo) < len(episodes):
+                    console.print(
+                        f"{condition.slug}: {len(episodes) - len(todo)} episode(s) already recorded"
+                    )
+                if todo:
+                    _run(
+                        todo,
+                        condition.model,
+                        settings["model_args"],
+                        out_dir,
+                        args.workers,
+                        condition.protocol,
+                        isolation=isolation,
+                        harness=harness,
+                        model_base_url=args.model_base_url,
+                        **settings["generation"],
+                    )
     wanted = set(episodes)
     rows = []
     for out_dir in dirs:

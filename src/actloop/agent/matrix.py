@@ -5,10 +5,18 @@ more than one condition, ``<out>`` itself otherwise). ``results.jsonl`` is the s
 the same command runs only the episodes without a row, so a killed run loses nothing and duplicates
 nothing. An episode cut off mid-way has no row and is rerun from scratch (its record directory is
 replaced). Episodes that ended in ``infra_error`` or ``error`` are rerun only on request.
+
+A directory belongs to one condition: ``condition.json`` records the model, protocol, summary, model
+arguments, endpoint, generation settings and actloop version, and a run for anything else into the
+same directory is refused rather than reported with the old results. One run at a time may write to an
+output directory (an exclusive lock on ``.actloop.lock``).
 """
 
 from __future__ import annotations
 
+import fcntl
+import json
+import os
 import threading
 import time
 from collections.abc import Iterator
@@ -20,10 +28,14 @@ from typing import Any
 from rich.console import Console
 
 from actloop.agent.summaries import model_slug
+from actloop.errors import ConfigError, OutputBusy
 from actloop.records.jsonl import RESULTS_FILE, read_lines
+from actloop.sim.fingerprint import actloop_version
 
 Episode = tuple[str, int, int]
 RETRYABLE = frozenset({"infra_error", "error"})
+CONDITION_FILE = "condition.json"
+LOCK_FILE = ".actloop.lock"
 
 
 @dataclass(frozen=True)
@@ -45,6 +57,67 @@ def conditions(models: list[str], protocols: list[str], summaries: list[str]) ->
 
 def condition_dir(out: Path, condition: Condition, matrix: list[Condition]) -> Path:
     return out if len(matrix) == 1 else out / condition.slug
+
+
+def describe(condition: Condition, settings: dict[str, Any]) -> dict[str, Any]:
+    """What a condition's output directory holds: the condition, how the model is called, the version.
+
+    ``settings`` are the model arguments, endpoint and generation settings of the run.
+    """
+    return {
+        "model": condition.model,
+        "protocol": condition.protocol,
+        "summary": condition.summary,
+        **{key: settings[key] for key in sorted(settings)},
+        "actloop": actloop_version(),
+    }
+
+
+def claim(out_dir: Path, description: dict[str, Any]) -> None:
+    """Mark ``out_dir`` as holding ``description``'s condition, or refuse a directory holding another.
+
+    A directory made before ``condition.json`` existed is judged by the model, protocol and summary of
+    its result rows.
+    """
+    path = out_dir / CONDITION_FILE
+    rows = read_lines(out_dir / RESULTS_FILE)
+    recorded: dict[str, Any] | None = None
+    keys = description.keys()
+    if path.exists():
+        recorded = json.loads(path.read_text())
+        keys = recorded.keys() | keys
+    elif rows:
+        keys = {"model", "protocol", "summary"}
+        recorded = {k: rows[-1].get(k) or ("none" if k == "summary" else None) for k in keys}
+    if recorded is not None:
+        differ = sorted(k for k in keys if recorded.get(k) != description.get(k))
+        if differ:
+            changes = "; ".join(f"{k}: {recorded.get(k)!r} there, {description.get(k)!r} now" for k in differ)
+            raise ConfigError(
+                f"{out_dir} holds the results of another condition ({changes}). Use another --out, or give "
+                "several values (e.g. --protocol active,passive) to run a matrix with one directory each."
+            )
+    path.write_text(json.dumps(description, indent=2) + "\n")
+
+
+@contextmanager
+def output_lock(out: Path) -> Iterator[None]:
+    """Hold the output directory's run lock; raises :class:`OutputBusy` if another run holds it."""
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        fd = os.open(out / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as err:
+        raise ConfigError(f"cannot write to the output directory {out}: {err.strerror}") from None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise OutputBusy(
+                f"another actloop run is writing to {out}; wait for it to finish or choose another --out"
+            ) from None
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock
 
 
 def pending(episodes: list[Episode], out_dir: Path, retry_errors: bool) -> list[Episode]:

@@ -11,18 +11,35 @@ from pathlib import Path
 from typing import Any, Unpack
 
 import inspect_ai
+from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.log import EvalLog
-from inspect_ai.model import GenerateConfigArgs
+from inspect_ai.model import GenerateConfigArgs, get_model
 from inspect_ai.util import DisplayType
+from rich.text import Text
 
 from actloop.agent.options import HarnessOptions
 from actloop.agent.solver import DEFAULT_ENV_FACTORY, RESULT_KEY, EpisodeSpec
 from actloop.agent.task import SUITE, vabench_task
 from actloop.agent.usage import TokenCount
+from actloop.errors import ConfigError
 from actloop.records.jsonl import append_result
 from actloop.runtime.make import Isolation
 
 LOGS_DIR = "logs"
+
+
+def check_model(model: str, model_args: dict[str, Any], base_url: str | None = None) -> None:
+    """Build the model once, so a missing API key or base URL is reported before any episode starts.
+
+    Raises :class:`~actloop.errors.ConfigError` naming what is missing (e.g. ``OPENAI_API_KEY``).
+    """
+    try:
+        get_model(model, base_url=base_url, **model_args)
+    except PrerequisiteError as err:
+        lines = Text.from_markup(str(err)).plain.replace("ERROR: ", "").splitlines()
+        raise ConfigError(
+            f"model {model}: " + ": ".join(line.strip() for line in lines if line.strip())
+        ) from None
 
 
 def evaluate(
@@ -51,6 +68,7 @@ def evaluate(
     ``generate_args`` (``temperature``, ``max_tokens``, ``max_retries``, ``timeout``,
     ``max_connections``, ...) configure the model calls.
     """
+    check_model(model, model_args, model_base_url)
     out_dir = Path(out_dir)
     task = vabench_task(
         episodes,

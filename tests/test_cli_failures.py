@@ -1,0 +1,116 @@
+"""Mistakes a user makes on the command line get a clear one-line error and exit 2, before any episode."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from actloop.agent.matrix import CONDITION_FILE, output_lock
+from actloop.cli import _model_args, main
+
+TASK = ["--tasks", "grasp_single_cube", "--seeds", "1"]
+
+
+def _stop_file(tmp_path: Path) -> Path:
+    path = tmp_path / "stop.json"
+    path.write_text(json.dumps([{"stop": True, "reason": "done"}]))
+    return path
+
+
+def _run(out: Path, *extra: str, model: str = "actloop/replay", decisions: Path | None = None) -> list[str]:
+    argv = ["run", *TASK, "--model", model, "--out", str(out), *extra]
+    return argv + (["-M", f"decisions={decisions}"] if decisions else [])
+
+
+@pytest.mark.parametrize(
+    ("model", "unset", "missing"),
+    [
+        ("openai/gpt-4o", ["OPENAI_API_KEY", "AZUREAI_OPENAI_API_KEY"], "OPENAI_API_KEY"),
+        ("anthropic/claude-sonnet-4-5", ["ANTHROPIC_API_KEY"], "ANTHROPIC_API_KEY"),
+        ("openai-api/local/some-model", ["LOCAL_BASE_URL"], "LOCAL_BASE_URL"),
+    ],
+)
+def test_a_missing_provider_variable_is_named_before_any_episode(
+    model: str,
+    unset: list[str],
+    missing: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    for name in unset:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("LOCAL_API_KEY", "dummy")
+    assert main(_run(tmp_path / "out", model=model)) == 2
+    out = capsys.readouterr().out
+    assert f"error: model {model}" in out and missing in out
+    assert not (tmp_path / "out").exists()
+
+
+def test_model_arguments_are_read_as_yaml_scalars() -> None:
+    args = _model_args(["responses_api=false", "n=3", "t=0.5", "path=runs/a.json", "empty=", "x=[1, 2]"])
+    assert args == {
+        "responses_api": False,
+        "n": 3,
+        "t": 0.5,
+        "path": "runs/a.json",
+        "empty": None,
+        "x": "[1, 2]",
+    }
+
+
+def test_zero_workers_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(_run(tmp_path, "--workers", "0"))
+    assert exit_.value.code == 2
+    assert "--workers: must be at least 1" in capsys.readouterr().err
+
+
+def test_another_condition_in_the_same_directory_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out, stop = tmp_path / "out", _stop_file(tmp_path)
+    assert main(_run(out, decisions=stop)) == 0
+    recorded = json.loads((out / CONDITION_FILE).read_text())
+    assert (recorded["model"], recorded["protocol"], recorded["summary"]) == (
+        "actloop/replay",
+        "active",
+        "none",
+    )
+    capsys.readouterr()
+    assert main(_run(out, "--protocol", "passive", decisions=stop)) == 2
+    assert "holds the results of another condition (protocol: 'active' there, 'passive' now)" in (
+        " ".join(capsys.readouterr().out.split())  # undo the console's line wrapping
+    )
+    assert main(_run(out, "--temperature", "0.3", decisions=stop)) == 2  # generation settings count too
+    assert main(_run(out, decisions=stop)) == 0  # the same condition resumes
+    assert "1 episode(s) already recorded" in capsys.readouterr().out
+
+
+def test_a_directory_from_before_condition_files_is_judged_by_its_rows(tmp_path: Path) -> None:
+    out, stop = tmp_path / "out", _stop_file(tmp_path)
+    assert main(_run(out, decisions=stop)) == 0
+    (out / CONDITION_FILE).unlink()
+    assert main(_run(out, "--protocol", "passive", decisions=stop)) == 2
+    assert main(_run(out, decisions=stop)) == 0
+
+
+def test_a_second_run_on_the_same_directory_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "out"
+    with output_lock(out):
+        assert main(_run(out, decisions=_stop_file(tmp_path))) == 2
+    assert "another actloop run is writing to" in capsys.readouterr().out
+    assert not (out / "results.jsonl").exists()
+
+
+def test_an_unwritable_output_directory_is_a_clear_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    assert main(_run(blocker / "out", decisions=_stop_file(tmp_path))) == 2
+    assert "cannot write to the output directory" in capsys.readouterr().out
