@@ -162,7 +162,9 @@ def _add_model_arguments(
     p.add_argument(
         "--max-retries", type=int, help="provider retries on rate limits and 5xx (default: Inspect's)"
     )
-    p.add_argument("--timeout", type=int, help="seconds before a provider request is abandoned and retried")
+    p.add_argument(
+        "--timeout", type=int, help="seconds one model call may take, retries included (default 600)"
+    )
 
 
 def cmd_tasks(args: argparse.Namespace) -> int:
@@ -428,7 +430,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                         f"{condition.slug}: {len(episodes) - len(todo)} episode(s) already recorded"
                     )
                 if todo:
-                    _run(
+                    ran = _run(
                         todo,
                         condition.model,
                         settings["model_args"],
@@ -440,6 +442,14 @@ def cmd_run(args: argparse.Namespace) -> int:
                         model_base_url=args.model_base_url,
                         **settings["generation"],
                     )
+                    stopped = next((r for r in ran if r.get("error_kind") == "configuration"), None)
+                    if stopped is not None:
+                        console.print(
+                            Text.assemble(("error: ", "red"), f"{condition.model}: {stopped['error']}"),
+                            highlight=False,
+                        )
+                        console.print("fix the configuration and rerun: these episodes will run again")
+                        return 1
     wanted = set(episodes)
     rows = []
     for out_dir in dirs:

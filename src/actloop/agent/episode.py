@@ -18,6 +18,7 @@ from inspect_ai.model import ChatMessage, ChatMessageSystem, ChatMessageUser, Mo
 from inspect_ai.util import LimitExceededError
 
 from actloop.agent.compaction import ContextPolicy, compact
+from actloop.agent.failures import ModelFailure, configuration_failure, note_failure
 from actloop.agent.messages import image_message, observation_message, omit_images, repair_message
 from actloop.agent.usage import TokenCount, sent_generation_settings
 from actloop.protocol.decisions import Stop, ToolCall, to_json
@@ -30,13 +31,6 @@ from actloop.runtime.make import ManagedEnv
 MAX_REPAIRS = 2
 MAX_CALLS_WITHOUT_ACTION = 20
 HISTORY_TOOL = "camera.history"
-
-
-class ModelFailure(Exception):
-    """The model provider failed after Inspect's own retries (an infrastructure error)."""
-
-    def __init__(self, cause: Exception) -> None:
-        super().__init__(f"{type(cause).__name__}: {cause}")
 
 
 class EpisodeLoop:
@@ -132,6 +126,11 @@ class EpisodeLoop:
         self.messages.append(observation_message(result.observation))
 
     async def _generate(self) -> str:
+        stopped = configuration_failure(str(self.model))
+        if stopped is not None:
+            raise ModelFailure(
+                f"not run: an earlier episode of this model failed: {stopped}", configuration=True
+            )
         self.model_calls += 1
         compacted = compact(self.messages, self.policy)
         if compacted is not None:
@@ -141,7 +140,9 @@ class EpisodeLoop:
         except LimitExceededError:
             raise
         except Exception as exc:
-            raise ModelFailure(exc) from exc
+            failure = ModelFailure.from_exception(exc)
+            note_failure(str(self.model), failure)
+            raise failure from exc
         self.messages.append(output.message)
         usage = output.usage.model_dump(exclude_none=True) if output.usage else None
         if output.usage:

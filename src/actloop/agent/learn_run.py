@@ -11,7 +11,7 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import GenerateConfigArgs, get_model
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
-from actloop.agent.episode import ModelFailure
+from actloop.agent.failures import ModelFailure
 from actloop.agent.learning import LearningLoop
 from actloop.agent.summaries import save_summary
 from actloop.records.jsonl import append_line

@@ -22,7 +22,7 @@ from inspect_ai.model import (
     Model,
 )
 
-from actloop.agent.episode import ModelFailure
+from actloop.agent.failures import ModelFailure
 from actloop.agent.messages import data_uri
 from actloop.protocol.parse import DecisionError, extract_json
 
@@ -124,7 +124,7 @@ class LearningLoop:
         try:
             output = await self.model.generate(self.messages)
         except Exception as exc:
-            raise ModelFailure(exc) from exc
+            raise ModelFailure.from_exception(exc) from exc
         self.messages.append(output.message)
         return output.completion
 

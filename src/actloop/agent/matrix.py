@@ -121,10 +121,13 @@ def output_lock(out: Path) -> Iterator[None]:
 
 
 def pending(episodes: list[Episode], out_dir: Path, retry_errors: bool) -> list[Episode]:
-    """The episodes of ``episodes`` that ``out_dir`` has no result row for (or only an error row)."""
+    """The episodes of ``episodes`` that ``out_dir`` has no result row for (or only an error row).
+
+    Rows of configuration failures (a wrong key or model name) never count as done.
+    """
     done = set()
     for row in read_lines(out_dir / RESULTS_FILE):
-        if retry_errors and row.get("stop_reason") in RETRYABLE:
+        if row.get("error_kind") == "configuration" or (retry_errors and row.get("stop_reason") in RETRYABLE):
             continue
         done.add((row.get("task"), row.get("seed"), row.get("run")))
     return [e for e in episodes if e not in done]

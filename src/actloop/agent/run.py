@@ -17,6 +17,7 @@ from inspect_ai.model import GenerateConfigArgs, get_model
 from inspect_ai.util import DisplayType
 from rich.text import Text
 
+from actloop.agent.failures import forget_failures
 from actloop.agent.options import HarnessOptions
 from actloop.agent.solver import DEFAULT_ENV_FACTORY, RESULT_KEY, EpisodeSpec
 from actloop.agent.task import SUITE, vabench_task
@@ -26,6 +27,9 @@ from actloop.records.jsonl import append_result
 from actloop.runtime.make import Isolation
 
 LOGS_DIR = "logs"
+DEFAULT_MODEL_TIMEOUT_S = 600
+"""How long one model call may take, retries included, unless ``timeout`` is given: a provider that
+is down fails the episode as an infra error after this long instead of being retried for ever."""
 
 
 def check_model(model: str, model_args: dict[str, Any], base_url: str | None = None) -> None:
@@ -69,6 +73,8 @@ def evaluate(
     ``max_connections``, ...) configure the model calls.
     """
     check_model(model, model_args, model_base_url)
+    forget_failures(model)
+    generate_args.setdefault("timeout", DEFAULT_MODEL_TIMEOUT_S)
     out_dir = Path(out_dir)
     task = vabench_task(
         episodes,
@@ -144,4 +150,5 @@ def _error_row(spec: EpisodeSpec, model: str, summary: str, error: str) -> dict[
         "tokens": TokenCount().summary(None),
         "duration_s": 0.0,
         "error": error,
+        "error_kind": None,
     }

@@ -21,7 +21,8 @@ import anyio
 from inspect_ai.model import ChatMessage, Model, get_model
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
-from actloop.agent.episode import EpisodeLoop, ModelFailure
+from actloop.agent.episode import EpisodeLoop
+from actloop.agent.failures import ModelFailure
 from actloop.agent.options import HarnessOptions
 from actloop.agent.usage import TokenCount
 from actloop.protocol.step import StopReason
@@ -168,6 +169,7 @@ class _Episode:
             "tokens": (loop.tokens if loop else TokenCount()).summary(self.options.prices_per_mtok),
             "duration_s": round(time.monotonic() - self.started, 3),
             "error": _error_text(exc),
+            "error_kind": exc.kind if isinstance(exc, ModelFailure) else None,
         }
         details = None if exc is None else {"traceback": _traceback_text(exc)}
         self.recorder.finish(row, details)
