@@ -387,12 +387,12 @@ def cmd_run(args: argparse.Namespace) -> int:
         condition_dir,
         conditions,
         describe,
+        episode_rows,
         output_lock,
         pending,
         progress,
     )
     from actloop.agent.run import check_model
-    from actloop.records.jsonl import RESULTS_FILE, read_lines
     from actloop.records.table import EPISODES_TABLE, write_episode_table
 
     episodes = _select_episodes(args.tasks, args.seeds, args.seed_list, args.runs)
@@ -450,11 +450,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                         )
                         console.print("fix the configuration and rerun: these episodes will run again")
                         return 1
-    wanted = set(episodes)
-    rows = []
-    for out_dir in dirs:
-        latest = {(r["task"], r["seed"], r["run"]): r for r in read_lines(out_dir / RESULTS_FILE)}
-        rows += [row for key, row in latest.items() if key in wanted]
+    rows = [row for out_dir in dirs for row in episode_rows(out_dir, set(episodes))]
     print_results(rows)
     table = args.out / EPISODES_TABLE
     console.print(f"episode table ({write_episode_table(dirs, table)} rows): {table}")

@@ -264,3 +264,14 @@ def test_harness_failure_still_leaves_a_row(tmp_path: Path) -> None:
     assert (row["stop_reason"], row["success"], row["record_dir"]) == ("error", False, None)
     assert "NotADirectoryError" in row["error"]
     assert [json.loads(line) for line in (tmp_path / "results.jsonl").read_text().splitlines()] == [row]
+
+
+def test_a_lone_surrogate_in_a_reply_is_the_models_stop(tmp_path: Path) -> None:
+    reply = '{"stop": true, "reason": "odd \ud800 text"}'  # a raw lone surrogate, as decoded from "\ud800"
+    (row,) = run_replay(tmp_path, [reply])
+    assert (row["stop_reason"], row["error"]) == ("stop", None)
+    record = tmp_path / row["record_dir"]
+    lines = [json.loads(line) for line in (record / "events.jsonl").read_bytes().decode("utf-8").splitlines()]
+    assert [e["data"]["text"] for e in lines if e["type"] == "model_output"] == [reply]
+    assert json.loads((record / "result.json").read_bytes().decode("utf-8"))["stop_reason"] == "stop"
+    assert json.loads((tmp_path / "results.jsonl").read_bytes().decode("utf-8")) == row

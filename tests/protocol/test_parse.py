@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import math
+import re
+import time
 from typing import Any
 
 import pytest
@@ -22,7 +24,13 @@ from actloop.protocol.decisions import (
     ToolCall,
     Translation,
 )
-from actloop.protocol.parse import DecisionError, decision_from_json, extract_json, parse_decision
+from actloop.protocol.parse import (
+    DecisionError,
+    _fenced_blocks,
+    decision_from_json,
+    extract_json,
+    parse_decision,
+)
 
 SINGLE = ActionSpace()
 PASSIVE = ActionSpace(camera=False)
@@ -123,6 +131,35 @@ def test_extract_json_reports_deep_nesting() -> None:
 def test_extract_json_handles_huge_text() -> None:
     prose = "The cube is to the left of the gripper. " * 50_000
     assert extract_json(prose + '{"stop": true}' + prose) == {"stop": True}
+
+
+PATHOLOGICAL = {
+    "unclosed fence with a long tag": "```" + "a" * 30_000,
+    "unclosed fence with a long tag and spaces": "```" + "json" * 5_000 + " " * 15_000,
+    "backticks": "`" * 30_001,
+    "fences": "```\n" * 10_000,
+    "tagged fences": "```json " * 5_000,
+    "open braces in a fence": "```\n" + "{" * 30_000,
+    "braces": "{}" * 15_000 + "{" * 15_000,
+    "unclosed objects": '```json\n{"a": ' * 3_000,
+}
+
+
+@pytest.mark.parametrize("text", PATHOLOGICAL.values(), ids=PATHOLOGICAL.keys())
+def test_extract_json_takes_linear_time_on_pathological_replies(text: str) -> None:
+    started = time.perf_counter()
+    assert isinstance(parse_decision(text, SINGLE), DecisionError)
+    assert time.perf_counter() - started < 0.5  # the quadratic fence regex took ~6 s on the first
+
+
+FENCE_REGEX = re.compile(r"```[\w-]*[ \t]*\r?\n?(.*?)```", re.DOTALL)
+"""The former (quadratic) definition of a fenced block, to check that the same blocks are found."""
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from(["```", "`", "json", "é", "-", " ", "\t", "\r", "\n", "{}"])).map("".join))
+def test_fenced_blocks_are_those_of_the_former_regex(text: str) -> None:
+    assert _fenced_blocks(text) == [m.group(1) for m in FENCE_REGEX.finditer(text)]
 
 
 def test_parse_decision_json_error_includes_an_example_for_the_space() -> None:

@@ -118,3 +118,16 @@ def test_append_result_from_several_processes(tmp_path: Path) -> None:
     rows = [json.loads(line) for line in (tmp_path / "results.jsonl").read_text().splitlines()]
     assert len(rows) == 150
     assert sorted((r["worker"], r["i"]) for r in rows) == [(w, i) for w in range(3) for i in range(50)]
+
+
+def test_a_lone_surrogate_from_the_model_is_recorded(tmp_path: Path) -> None:
+    rec = EpisodeRecorder(tmp_path / "ep")
+    rec.event("model_output", {"text": '{"stop": true, "reason": "\ud800"}'})
+    rec.finish({"stop_reason": "stop", "reason": "\ud800 é"})
+    events = (tmp_path / "ep" / "events.jsonl").read_bytes().decode("utf-8")
+    result = (tmp_path / "ep" / "result.json").read_bytes().decode("utf-8")
+    assert [json.loads(line)["data"] for line in events.splitlines()] == [
+        {"text": '{"stop": true, "reason": "\ud800"}'},
+        {"stop_reason": "stop", "reason": "\ud800 é"},
+    ]
+    assert json.loads(result) == {"stop_reason": "stop", "reason": "\ud800 é"} and "é" in result

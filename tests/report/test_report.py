@@ -20,10 +20,12 @@ import math
 import re
 from pathlib import Path
 
+import duckdb
 import pytest
 from report_records import lookup, row, write_dir
 
 from actloop.cli import main
+from actloop.records.table import write_episode_table
 from actloop.report import build_report, load_records, registry_lookup, sample_sd, sign_test
 from actloop.report.records import Condition
 
@@ -254,6 +256,45 @@ def test_infra_errors_are_kept_and_duplicates_resolved(tmp_path: Path) -> None:
     }
     out = build_report([d], tmp_path / "o", lookup=lookup, viewers=False)
     assert out.analysis.run_macro(A, "all") == pytest.approx({1: (0.5 + 0.5) / 2})  # 1/2 of place: infra kept
+
+
+def test_the_episode_table_keeps_the_rows_the_report_counts(tmp_path: Path) -> None:
+    first = write_dir(
+        tmp_path / "d1",
+        [
+            row(CUBE, 1, 1, "infra_error"),
+            row(CUBE, 1, 1, "success"),  # the rerun
+            row(CUBE, 2, 1, "success"),
+            row(CUBE, 2, 1, "error"),
+            row(PLACE, 1, 1, "fail"),
+        ],
+        records=False,
+    )
+    second = write_dir(tmp_path / "d2", [row(PLACE, 1, 1, "success"), row(CUBE, 1, 1, "fail")], records=False)
+    records = load_records([first, second])
+    table = tmp_path / "episodes.parquet"
+    assert write_episode_table([first, second], table) == len(records.episodes) == 3
+    query = f"SELECT task, seed, stop_reason, source_dir FROM '{table}' ORDER BY task, seed"
+    chosen = [(*values, Path(source).resolve()) for *values, source in duckdb.sql(query).fetchall()]
+    assert chosen == sorted((e.task, e.seed, e.stop_reason, e.source) for e in records.episodes)
+    assert [values[:3] for values in chosen] == [
+        (CUBE, 1, "budget"),
+        (CUBE, 2, "success"),
+        (PLACE, 1, "success"),
+    ]
+
+
+def test_an_undecodable_line_is_unreadable_and_the_rest_is_kept(tmp_path: Path) -> None:
+    d = write_dir(tmp_path / "d", [row(CUBE, 1, 1, "success")], records=False)
+    with (d / "results.jsonl").open("ab") as handle:
+        handle.write(b'{"task": "caf\xe9"}\n')  # Latin-1, not UTF-8
+    write_dir(d, [row(CUBE, 2, 1, "fail")], records=False)
+    records = load_records([d])
+    assert [(e.seed, e.stop_reason) for e in records.episodes] == [(1, "success"), (2, "budget")]
+    (problem,) = records.unreadable
+    assert problem.startswith(f"{d / 'results.jsonl'}:2: ") and "utf-8" in problem
+    assert main(["report", str(d), "--out", str(tmp_path / "o"), "--no-viewers"]) == 0
+    assert "unreadable row" in (tmp_path / "o" / "report.md").read_text()
 
 
 def test_registry_lookup_and_fallbacks(tmp_path: Path) -> None:

@@ -30,6 +30,7 @@ from rich.console import Console
 from actloop.agent.summaries import model_slug
 from actloop.errors import ConfigError, OutputBusy
 from actloop.records.jsonl import RESULTS_FILE, read_lines
+from actloop.records.results import deduplicate
 from actloop.sim.fingerprint import actloop_version
 
 Episode = tuple[str, int, int]
@@ -140,18 +141,20 @@ class Tally:
     errors: int = 0
 
 
+def episode_rows(out_dir: Path, episodes: set[Episode]) -> list[dict[str, Any]]:
+    """The result row that counts for each of ``episodes`` in ``out_dir`` (``records.results`` policy)."""
+    rows, _ = deduplicate(read_lines(out_dir / RESULTS_FILE), lambda row: row)
+    return [row for row in rows if (row.get("task"), row.get("seed"), row.get("run")) in episodes]
+
+
 def tally(out_dirs: list[Path], episodes: set[Episode]) -> Tally:
-    """Counts over the matrix's result rows for ``episodes`` (the latest row of each episode wins)."""
+    """Counts over the matrix's result rows for ``episodes`` (one row per episode, as the report counts)."""
     result = Tally()
     for out_dir in out_dirs:
-        latest: dict[Episode, dict[str, Any]] = {}
-        for row in read_lines(out_dir / RESULTS_FILE):
-            key = (row.get("task"), row.get("seed"), row.get("run"))
-            if key in episodes:
-                latest[key] = row  # type: ignore[index]
-        result.done += len(latest)
-        result.successes += sum(bool(r.get("success")) for r in latest.values())
-        result.errors += sum(r.get("stop_reason") in RETRYABLE for r in latest.values())
+        rows = episode_rows(out_dir, episodes)
+        result.done += len(rows)
+        result.successes += sum(bool(r.get("success")) for r in rows)
+        result.errors += sum(r.get("stop_reason") in RETRYABLE for r in rows)
     return result
 
 

@@ -53,7 +53,9 @@ SIGNS: tuple[Sign, ...] = ("+", "-")
 ARMS: tuple[Arm, ...] = ("left", "right")
 GRIPPER_COMMANDS: tuple[GripperCommand, ...] = ("open", "close")
 
-_FENCE = re.compile(r"```[\w-]*[ \t]*\r?\n?(.*?)```", re.DOTALL)
+_FENCE = "```"
+_OPENING_FENCE = re.compile(_FENCE + r"[\w-]*[ \t]*\r?\n?")
+"""A fence and what precedes the block's content: a language tag such as ``json``, then a line break."""
 _REASONING_END_TAGS = ("</think>", "</thinking>", "</reasoning>")
 _SNIPPET_CHARS = 40
 _TOOL_ARGS_EXAMPLES: dict[str, dict[str, Any]] = {"camera.history": {"step": 3}}
@@ -135,7 +137,7 @@ def extract_json(text: str) -> dict[str, Any] | DecisionError:
         ok, whole = _decode(body)
     if ok:
         return whole if isinstance(whole, dict) else DecisionError("json", _not_an_object(whole))
-    fences = [m.group(1) for m in _FENCE.finditer(body)]
+    fences = _fenced_blocks(body)
     start, end = body.find("{"), body.rfind("}")
     span = [] if start < 0 else [body[start : end + 1] if end > start else body[start:]]
     errors: list[str] = []
@@ -170,6 +172,23 @@ def decision_from_json(obj: dict[str, Any], space: ActionSpace) -> Decision | De
 def _strip_reasoning(text: str) -> str:
     end = max((text.rfind(tag) + len(tag) for tag in _REASONING_END_TAGS if tag in text), default=0)
     return text[end:]
+
+
+def _fenced_blocks(text: str) -> list[str]:
+    """The contents of the fenced blocks in ``text``, in order, found in linear time.
+
+    A block runs from an opening fence (with its language tag) to the next fence; a fence that is never
+    closed ends the search.
+    """
+    blocks = []
+    opening = _OPENING_FENCE.search(text)
+    while opening:
+        closing = text.find(_FENCE, opening.end())
+        if closing < 0:
+            break
+        blocks.append(text[opening.end() : closing])
+        opening = _OPENING_FENCE.search(text, closing + len(_FENCE))
+    return blocks
 
 
 def _decode(text: str) -> tuple[bool, Any]:

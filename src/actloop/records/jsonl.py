@@ -1,19 +1,36 @@
-"""Append-only JSON Lines files that several processes may write at once."""
+"""Append-only JSON Lines files that several processes may write at once, and reading them back."""
 
 from __future__ import annotations
 
 import fcntl
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
 RESULTS_FILE = "results.jsonl"
 
+_ESCAPED = re.compile("[\x85\u2028\u2029\ud800-\udfff]")
+"""Characters ``json.dumps(ensure_ascii=False)`` leaves raw that UTF-8 cannot encode or that
+``str.splitlines`` takes for line breaks."""
+
+
+def json_text(obj: Any, indent: int | None = None) -> str:
+    """``obj`` as JSON text that always encodes to valid UTF-8 (compact unless ``indent`` is given).
+
+    Non-ASCII text is kept as is, except surrogate code points (a model reply may carry a lone one, which
+    UTF-8 cannot encode) and the line breaks U+0085, U+2028 and U+2029: they are written as ``\\uXXXX``
+    escapes, so a JSON Lines line stays one valid UTF-8 line, and a lone surrogate reads back unchanged.
+    """
+    separators = (",", ":") if indent is None else None
+    text = json.dumps(obj, ensure_ascii=False, indent=indent, separators=separators)
+    return _ESCAPED.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
+
 
 def json_line(obj: Any) -> bytes:
-    """One compact JSON object followed by a newline, UTF-8 encoded."""
-    return (json.dumps(obj, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
+    """One compact JSON object followed by a newline, UTF-8 encoded (see :func:`json_text`)."""
+    return (json_text(obj) + "\n").encode()
 
 
 def write_all(fd: int, data: bytes) -> None:
@@ -38,19 +55,29 @@ def append_line(path: Path, obj: Any) -> None:
         os.close(fd)  # closing releases the lock
 
 
+def read_json_lines(path: Path) -> tuple[list[tuple[int, Any]], list[str]]:
+    """``(line number, decoded value)`` for every readable non-blank line of ``path``, and
+    ``path:line: problem`` for every line that is not UTF-8 JSON (e.g. one a killed writer left torn).
+
+    Only ``\\n`` ends a line: other Unicode line breaks may appear unescaped inside JSON strings.
+    """
+    values: list[tuple[int, Any]] = []
+    unreadable: list[str] = []
+    for number, line in enumerate(path.read_bytes().split(b"\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            values.append((number, json.loads(line.decode("utf-8"))))
+        except (ValueError, RecursionError) as err:  # ValueError covers UnicodeDecodeError and JSON errors
+            unreadable.append(f"{path}:{number}: {err}")
+    return values, unreadable
+
+
 def read_lines(path: Path) -> list[dict[str, Any]]:
-    """The JSON objects of a JSON Lines file, skipping lines a killed writer left incomplete."""
+    """The JSON objects of a JSON Lines file (none if it does not exist), skipping unreadable lines."""
     if not path.exists():
         return []
-    rows = []
-    for line in path.read_text().splitlines():
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError:
-            continue
-        if isinstance(row, dict):
-            rows.append(row)
-    return rows
+    return [value for _, value in read_json_lines(path)[0] if isinstance(value, dict)]
 
 
 def append_result(out_dir: Path, row: dict[str, Any]) -> Path:

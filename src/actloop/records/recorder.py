@@ -6,7 +6,6 @@ flushed immediately, so a crashed episode still leaves a readable record.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from dataclasses import asdict
@@ -18,7 +17,7 @@ from typing import Any, Literal
 from actloop.protocol.decisions import EnvAction, to_json
 from actloop.protocol.observation import Frame, Observation
 from actloop.protocol.step import StepResult
-from actloop.records.jsonl import json_line, write_all
+from actloop.records.jsonl import json_line, json_text, write_all
 
 EventType = Literal[
     "episode_start",
@@ -121,7 +120,7 @@ class EpisodeRecorder:
     def finish(self, result: dict[str, Any], details: dict[str, Any] | None = None) -> None:
         """Write the ``episode_end`` event (``result`` plus ``details``) and ``result.json``, then close."""
         self.event("episode_end", {**result, **(details or {})})
-        (self.directory / RESULT_FILE).write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n")
+        (self.directory / RESULT_FILE).write_text(json_text(result, indent=2) + "\n", encoding="utf-8")
         self.close()
 
     def close(self) -> None:

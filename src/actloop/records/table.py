@@ -10,30 +10,42 @@ from __future__ import annotations
 import json
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from actloop.records.jsonl import RESULTS_FILE, read_lines
+from actloop.records.results import deduplicate
 
 EPISODES_TABLE = "episodes.parquet"
 
 
 def write_episode_table(out_dirs: list[Path], path: Path) -> int:
-    """Write the rows of every ``results.jsonl`` under ``out_dirs`` to ``path``; returns the row count.
+    """Write one row per episode of the ``results.jsonl`` files under ``out_dirs`` to ``path``; returns
+    the row count.
 
-    Each row gains ``source_dir``, the output directory it came from. Lines a killed writer left
-    incomplete are skipped, as everywhere else.
+    Of several rows of one episode, the one the report counts is kept (see :mod:`actloop.records.results`);
+    rows that name no episode and lines a killed writer left incomplete are left out, as in the report.
+    Each row gains ``source_dir``, the output directory it came from. Parquet strings are UTF-8, so a lone
+    surrogate (from a model's text) becomes U+FFFD.
     """
     import duckdb
 
     rows = [{**row, "source_dir": str(d)} for d in out_dirs for row in read_lines(d / RESULTS_FILE)]
+    rows = deduplicate(rows, lambda row: row)[0]
     if not rows:
         raise FileNotFoundError(f"no result rows in {', '.join(map(str, out_dirs))}")
     path.parent.mkdir(parents=True, exist_ok=True)
     target = str(path).replace("'", "''")  # COPY takes its target as a literal, not a parameter
     with tempfile.TemporaryDirectory() as scratch, duckdb.connect() as db:
         lines = Path(scratch) / "rows.jsonl"
-        lines.write_text("".join(json.dumps(row) + "\n" for row in rows))
+        lines.write_text("".join(map(_utf8_json_line, rows)), encoding="utf-8")
         db.execute(
             f"COPY (SELECT * FROM read_json(?, format = 'newline_delimited')) TO '{target}' (FORMAT parquet)",
             [str(lines)],
         )
     return len(rows)
+
+
+def _utf8_json_line(row: dict[str, Any]) -> str:
+    """``row`` as one JSON line that DuckDB accepts: surrogate pairs joined, lone surrogates replaced."""
+    text = json.dumps(row, ensure_ascii=False) + "\n"
+    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")

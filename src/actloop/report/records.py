@@ -1,24 +1,21 @@
 """Loading episode result rows from one or more output directories, deduplicated.
 
-Each output directory holds ``results.jsonl`` (one row per finished episode). An episode is identified by
-``(suite, task, seed, run, model, protocol, summary)``; a row without ``summary`` has the summary
-condition ``"none"``. When an episode appears more than once (a re-run into the same directory, or the
-same episode in two directories), a completed row is preferred over an ``infra_error``/``error`` row and
-otherwise the later row wins (file order, then directory order). Superseded and unreadable rows are
-counted, never silently dropped.
+Each output directory holds ``results.jsonl`` (one row per finished episode). Rows of the same episode
+(a re-run into the same directory, or the same episode in two directories) are resolved as everywhere
+else (:mod:`actloop.records.results`), in file order, then directory order. Superseded and unreadable
+rows are counted, never silently dropped.
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from actloop.records.jsonl import RESULTS_FILE
+from actloop.records.jsonl import RESULTS_FILE, read_json_lines
+from actloop.records.results import FAILURES, NO_SUMMARY, deduplicate, episode_key, stop_reason
 
 Status = Literal["completed", "infra_error", "error"]
-NO_SUMMARY = "none"
 
 
 @dataclass(frozen=True, order=True)
@@ -68,7 +65,7 @@ class Episode:
     @property
     def status(self) -> Status:
         """``infra_error`` (the model provider failed), ``error`` (the harness failed) or ``completed``."""
-        if self.stop_reason in ("infra_error", "error"):
+        if self.stop_reason in FAILURES:
             return self.stop_reason  # type: ignore[return-value]
         return "completed"
 
@@ -87,7 +84,7 @@ class Records:
 
 def load_records(directories: list[Path]) -> Records:
     """Read ``results.jsonl`` of every directory; raises FileNotFoundError when one has none."""
-    rows: list[Episode] = []
+    rows: list[tuple[dict[str, Any], Episode]] = []
     unreadable: list[str] = []
     sources = []
     for directory in directories:
@@ -95,19 +92,15 @@ def load_records(directories: list[Path]) -> Records:
         if not path.is_file():
             raise FileNotFoundError(f"{path} does not exist: not an actloop output directory")
         sources.append(path.parent.resolve())
-        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-            if not line.strip():
-                continue
+        values, problems = read_json_lines(path)
+        unreadable += problems
+        for number, value in values:
             try:
-                rows.append(parse_row(json.loads(line), path.parent.resolve()))
+                rows.append((value, parse_row(value, path.parent.resolve())))
             except (ValueError, KeyError, TypeError) as err:
                 unreadable.append(f"{path}:{number}: {err}")
-    chosen: dict[EpisodeKey, Episode] = {}
-    for episode in rows:
-        previous = chosen.get(episode.key)
-        if previous is None or not (previous.status == "completed" and episode.status != "completed"):
-            chosen[episode.key] = episode
-    return Records(list(chosen.values()), sources, len(rows) - len(chosen), unreadable)
+    chosen, superseded = deduplicate(rows, lambda pair: pair[0])
+    return Records([episode for _, episode in chosen], sources, superseded, unreadable)
 
 
 def parse_row(row: dict[str, Any], source: Path) -> Episode:
@@ -118,19 +111,18 @@ def parse_row(row: dict[str, Any], source: Path) -> Episode:
     checkpoints = row.get("checkpoints") or {}
     if not isinstance(checkpoints, dict):
         raise TypeError("checkpoints is not an object")
+    suite, task, seed, run, model, protocol, summary = episode_key(row)
     return Episode(
-        suite=str(row.get("suite") or "vabench"),
-        task=str(row["task"]),
-        seed=int(row["seed"]),
-        run=int(row["run"]),
-        condition=Condition(
-            str(row["model"]), str(row.get("protocol") or "active"), str(row.get("summary") or NO_SUMMARY)
-        ),
+        suite=suite,
+        task=task,
+        seed=seed,
+        run=run,
+        condition=Condition(model, protocol, summary),
         success=row.get("success") is True,
         paper_success=row["paper_success"] is True if "paper_success" in row else None,
         steps=_int_or_none(row.get("steps")),
         budget=_int_or_none(row.get("budget")),
-        stop_reason=str(row.get("stop_reason") or "error"),
+        stop_reason=stop_reason(row),
         checkpoints={str(k): v is True for k, v in checkpoints.items()},
         failed_conditions=tuple(str(c) for c in row.get("failed_conditions") or ()),
         record_dir=(source / record).resolve() if isinstance(record, str) and record else None,
