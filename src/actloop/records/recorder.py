@@ -27,6 +27,7 @@ EventType = Literal[
     "decision_rejected",
     "tool_result",
     "env_step",
+    "context_compacted",
     "episode_end",
 ]
 EVENTS_FILE = "events.jsonl"
