@@ -34,7 +34,7 @@ def load_replies(path: Path) -> list[str]:
         whole = None
     if isinstance(whole, list):
         return [_reply_text(item) for item in whole]
-    items = [json.loads(line) for line in text.splitlines() if line.strip()]
+    items = [json.loads(line) for line in text.split("\n") if line.strip()]  # only \n ends a line
     if items and all(_is_event(item) for item in items):
         return [_reply_text(e["data"]["decision"]) for e in items if e["type"] == "decision"]
     return [_reply_text(item) for item in items]

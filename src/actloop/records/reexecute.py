@@ -11,7 +11,6 @@ reports every differing step with its magnitude.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,6 +23,7 @@ from actloop.records.compare import (
     PoseDeviation,
     pose_deviation,
 )
+from actloop.records.jsonl import read_json_lines
 from actloop.runtime.factory import resolve_factory
 from actloop.sim.fingerprint import same_platform
 
@@ -62,13 +62,7 @@ def _events(record_dir: Path) -> list[dict[str, Any]]:
     path = record_dir / EVENTS_FILE
     if not path.exists():
         raise FileNotFoundError(f"{record_dir} holds no {EVENTS_FILE}: is it an episode record directory?")
-    events = []
-    for line in path.read_text().splitlines():
-        try:
-            events.append(json.loads(line))
-        except json.JSONDecodeError:
-            break  # a torn last line of a killed run
-    return events
+    return [event for _, event in read_json_lines(path)[0] if isinstance(event, dict)]
 
 
 def _step_differences(recorded: dict[str, Any], result: StepResult, bitwise: bool) -> list[str]:

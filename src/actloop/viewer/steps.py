@@ -11,6 +11,7 @@ import json
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from actloop.records.jsonl import read_json_lines
 from actloop.records.recorder import EVENTS_FILE, RESULT_FILE
 
 TURN_EVENTS = ("model_output", "decision", "decision_rejected", "tool_result", "context_compacted")
@@ -65,20 +66,11 @@ def episode_data(record_dir: Path) -> dict[str, Any]:
 
 
 def _read_events(path: Path) -> tuple[list[dict[str, Any]], int]:
-    events, unreadable = [], 0
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if not line.strip():
-            continue
-        try:
-            event = json.loads(line)
-        except ValueError:
-            unreadable += 1  # e.g. the half-written last line of a crashed episode
-            continue
-        if isinstance(event, dict):
-            events.append(event)
-        else:
-            unreadable += 1
-    return events, unreadable
+    """The record's event objects and how many lines were unreadable (e.g. a crashed episode's half-written
+    last line)."""
+    values, unreadable = read_json_lines(path)
+    events = [event for _, event in values if isinstance(event, dict)]
+    return events, len(unreadable) + len(values) - len(events)
 
 
 def _result(record_dir: Path, end: dict[str, Any] | None) -> dict[str, Any] | None:
