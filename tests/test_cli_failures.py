@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import socket
+import time
 from pathlib import Path
 
 import pytest
@@ -114,3 +116,13 @@ def test_an_unwritable_output_directory_is_a_clear_error(
     blocker.write_text("")
     assert main(_run(blocker / "out", decisions=_stop_file(tmp_path))) == 2
     assert "cannot write to the output directory" in capsys.readouterr().out
+
+
+def test_an_unreachable_ray_address_fails_at_once(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with socket.socket() as probe:  # a loopback port nobody listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    started = time.monotonic()
+    assert main(_run(tmp_path / "out", "--ray", f"127.0.0.1:{port}", decisions=_stop_file(tmp_path))) == 2
+    assert time.monotonic() - started < 30
+    assert f"cannot reach the Ray cluster at 127.0.0.1:{port}" in " ".join(capsys.readouterr().out.split())

@@ -8,9 +8,11 @@ the actor comes back as :class:`EnvActorError` with the remote traceback text.
 
 from __future__ import annotations
 
+import socket
 from functools import cache
 from typing import Any
 
+from actloop.errors import ConfigError
 from actloop.protocol.action_space import ActionSpace
 from actloop.protocol.decisions import EnvAction
 from actloop.protocol.observation import Frame
@@ -19,6 +21,7 @@ from actloop.runtime.factory import resolve_factory
 from actloop.runtime.proxy import EnvProxy
 
 LOCAL = "local"
+CONNECT_PROBE_TIMEOUT_S = 5.0
 
 
 class EnvActorError(RuntimeError):
@@ -26,7 +29,11 @@ class EnvActorError(RuntimeError):
 
 
 def connect(address: str) -> None:
-    """Join the Ray cluster at ``address``, or start a local one for ``"local"`` (no-op if connected)."""
+    """Join the Ray cluster at ``address``, or start a local one for ``"local"`` (no-op if connected).
+
+    A ``host:port`` address (optionally ``ray://``) is probed first, so a mistyped or unreachable address
+    fails at once with a clear error instead of Ray's own minutes of retries.
+    """
     import ray
 
     if ray.is_initialized():
@@ -34,7 +41,23 @@ def connect(address: str) -> None:
     if address == LOCAL:
         ray.init(include_dashboard=False, log_to_driver=False)
     else:
+        check_reachable(address)
         ray.init(address=address, log_to_driver=False)
+
+
+def check_reachable(address: str, timeout_s: float = CONNECT_PROBE_TIMEOUT_S) -> None:
+    """Raise :class:`~actloop.errors.ConfigError` unless a TCP connection to ``host:port`` succeeds;
+    addresses without a port (e.g. ``auto``) are left to Ray."""
+    host, sep, port = address.removeprefix("ray://").rpartition(":")
+    if not sep or not port.isdigit():
+        return
+    try:
+        socket.create_connection((host.strip("[]") or "127.0.0.1", int(port)), timeout=timeout_s).close()
+    except OSError as err:
+        raise ConfigError(
+            f"cannot reach the Ray cluster at {address}: {err.strerror or err}; check --ray ADDRESS "
+            "(the head node's HOST:PORT, Ray's default port is 6379) or use --ray local"
+        ) from None
 
 
 class _Host:
