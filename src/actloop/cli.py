@@ -387,6 +387,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         condition_dir,
         conditions,
         describe,
+        discard_cut_off_records,
         episode_rows,
         output_lock,
         pending,
@@ -430,6 +431,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                         f"{condition.slug}: {len(episodes) - len(todo)} episode(s) already recorded"
                     )
                 if todo:
+                    discard_cut_off_records(out_dir, todo)
                     ran = _run(
                         todo,
                         condition.model,

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import duckdb
 
-from actloop.agent.matrix import Condition, condition_dir, conditions, pending
+from actloop.agent.matrix import Condition, condition_dir, conditions, discard_cut_off_records, pending
 from actloop.records.jsonl import RESULTS_FILE, append_line, read_lines
 from actloop.records.table import EPISODES_TABLE, write_episode_table
 
@@ -46,6 +46,8 @@ def test_a_killed_run_resumes_with_every_episode_exactly_once(tmp_path: Path) ->
     keys = [(r["task"], r["seed"], r["run"]) for r in rows]
     assert len(keys) == len(set(keys)) == SEEDS  # none lost, none duplicated
     assert rows[: len(before)] == before  # finished episodes were kept as they were
+    records = sorted(path.name for path in (out / "episodes").iterdir())
+    assert records == sorted(Path(row["record_dir"]).name for row in rows)  # the cut-off record was replaced
     for row in rows:
         events = (out / row["record_dir"] / "events.jsonl").read_text().splitlines()
         types = [json.loads(line)["type"] for line in events]
@@ -98,3 +100,24 @@ def test_the_episode_table_holds_every_row_of_every_condition(tmp_path: Path) ->
         f"FROM read_parquet('{table}') GROUP BY model ORDER BY model"
     ).fetchall()
     assert rows == [("m0", 2, 1, 20, str(first)), ("m1", 2, 1, 20, str(second))]
+
+
+def test_cut_off_records_are_discarded_before_their_episodes_rerun(tmp_path: Path) -> None:
+    episodes = tmp_path / "episodes"
+    names = [
+        "grasp_single_cube__seed1000__run1",  # cut off: no row
+        "grasp_single_cube__seed1000__run1-2",  # cut off again on a later rerun
+        "grasp_single_cube__seed1001__run1",  # finished: its row refers to it
+        "grasp_single_cube__seed1000__run10",  # another episode that merely shares the prefix
+        "grasp_single_cube__seed1000__run10-2",
+    ]
+    for name in names:
+        (episodes / name).mkdir(parents=True)
+        (episodes / name / "events.jsonl").write_text("{}\n")
+    finished = {"task": "grasp_single_cube", "seed": 1001, "run": 1, "record_dir": f"episodes/{names[2]}"}
+    append_line(tmp_path / RESULTS_FILE, finished)
+    deleted = discard_cut_off_records(
+        tmp_path, [("grasp_single_cube", 1000, 1), ("grasp_single_cube", 1001, 1)]
+    )
+    assert sorted(p.name for p in deleted) == names[:2]
+    assert sorted(p.name for p in episodes.iterdir()) == sorted(names[2:])

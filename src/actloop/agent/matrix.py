@@ -17,6 +17,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import shutil
 import threading
 import time
 from collections.abc import Iterator
@@ -27,6 +28,7 @@ from typing import Any
 
 from rich.console import Console
 
+from actloop.agent.solver import EPISODES_DIR
 from actloop.agent.summaries import model_slug
 from actloop.errors import ConfigError, OutputBusy
 from actloop.records.jsonl import RESULTS_FILE, read_lines
@@ -139,6 +141,26 @@ class Tally:
     done: int = 0
     successes: int = 0
     errors: int = 0
+
+
+def discard_cut_off_records(out_dir: Path, episodes: list[Episode]) -> list[Path]:
+    """Delete the record directories of ``episodes`` that no result row refers to: episodes cut off
+    mid-way by a killed run, about to be rerun from scratch. Returns what was deleted."""
+    referenced = {
+        (out_dir / str(row["record_dir"])).resolve()
+        for row in read_lines(out_dir / RESULTS_FILE)
+        if row.get("record_dir")
+    }
+    deleted = []
+    for task, seed, run in episodes:
+        base = f"{task}__seed{seed}__run{run}"
+        for record in sorted((out_dir / EPISODES_DIR).glob(f"{base}*")):
+            suffix = record.name.removeprefix(base)
+            own = suffix == "" or (suffix.startswith("-") and suffix[1:].isdigit())  # not run10, run1-x
+            if own and record.is_dir() and record.resolve() not in referenced:
+                shutil.rmtree(record)
+                deleted.append(record)
+    return deleted
 
 
 def episode_rows(out_dir: Path, episodes: set[Episode]) -> list[dict[str, Any]]:
