@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
-from fake_providers import serve
+from fake_providers import FakeProviders, serve
 
 from actloop.agent.failures import ModelFailure
 from actloop.agent.run import evaluate
@@ -26,22 +27,27 @@ def loopback(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("no_proxy", "127.0.0.1,localhost")
 
 
+def _evaluate(server: FakeProviders, out: Path, seeds: list[int]) -> list[dict[str, Any]]:
+    """Episodes of the fake environment through the OpenAI Chat provider against ``server``."""
+    return evaluate(
+        [("pick_cube", seed, 0) for seed in seeds],
+        "openai/gpt-4o-mini",
+        {"responses_api": False},
+        out,
+        env_factory="fake_env:FakeEnv",
+        isolation="inline",
+        model_base_url=server.base_url,
+        max_retries=1,
+        timeout=30,
+    )
+
+
 @pytest.mark.parametrize("status", [401, 404])
 def test_a_configuration_failure_names_status_url_and_server_text_and_stops_the_model(
     status: int, tmp_path: Path
 ) -> None:
     with serve([status] * 4) as server:
-        rows = evaluate(
-            [("pick_cube", 1, 0), ("pick_cube", 2, 0), ("pick_cube", 3, 0)],
-            "openai/gpt-4o-mini",
-            {"responses_api": False},
-            tmp_path,
-            env_factory="fake_env:FakeEnv",
-            isolation="inline",
-            model_base_url=server.base_url,
-            max_retries=1,
-            timeout=30,
-        )
+        rows = _evaluate(server, tmp_path, [1, 2, 3])
         requests = len(server.requests)
     assert requests == 1  # the first failure stopped the model's other episodes
     first, *rest = rows
@@ -54,17 +60,7 @@ def test_a_configuration_failure_names_status_url_and_server_text_and_stops_the_
 
 def test_a_provider_failure_is_not_a_configuration_failure(tmp_path: Path) -> None:
     with serve([500] * 10) as server:
-        (row,) = evaluate(
-            [("pick_cube", 1, 0)],
-            "openai/gpt-4o-mini",
-            {"responses_api": False},
-            tmp_path,
-            env_factory="fake_env:FakeEnv",
-            isolation="inline",
-            model_base_url=server.base_url,
-            max_retries=1,
-            timeout=30,
-        )
+        (row,) = _evaluate(server, tmp_path, [1])
     assert row["stop_reason"] == "infra_error" and row["error_kind"] == "provider"
     assert "HTTP 500" in row["error"]
 

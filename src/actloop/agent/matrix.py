@@ -32,11 +32,10 @@ from actloop.agent.solver import EPISODES_DIR
 from actloop.agent.summaries import model_slug
 from actloop.errors import ConfigError, OutputBusy
 from actloop.records.jsonl import RESULTS_FILE, read_lines
-from actloop.records.results import deduplicate
+from actloop.records.results import FAILURES, deduplicate
 from actloop.sim.fingerprint import actloop_version
 
 Episode = tuple[str, int, int]
-RETRYABLE = frozenset({"infra_error", "error"})
 CONDITION_FILE = "condition.json"
 LOCK_FILE = ".actloop.lock"
 
@@ -83,13 +82,12 @@ def claim(out_dir: Path, description: dict[str, Any]) -> None:
     its result rows.
     """
     path = out_dir / CONDITION_FILE
-    rows = read_lines(out_dir / RESULTS_FILE)
     recorded: dict[str, Any] | None = None
-    keys = description.keys()
+    keys: set[str] = set(description)
     if path.exists():
         recorded = json.loads(path.read_text())
-        keys = recorded.keys() | keys
-    elif rows:
+        keys |= set(recorded)
+    elif rows := read_lines(out_dir / RESULTS_FILE):
         keys = {"model", "protocol", "summary"}
         recorded = {k: rows[-1].get(k) or ("none" if k == "summary" else None) for k in keys}
     if recorded is not None:
@@ -130,7 +128,7 @@ def pending(episodes: list[Episode], out_dir: Path, retry_errors: bool) -> list[
     """
     done = set()
     for row in read_lines(out_dir / RESULTS_FILE):
-        if row.get("error_kind") == "configuration" or (retry_errors and row.get("stop_reason") in RETRYABLE):
+        if row.get("error_kind") == "configuration" or (retry_errors and row.get("stop_reason") in FAILURES):
             continue
         done.add((row.get("task"), row.get("seed"), row.get("run")))
     return [e for e in episodes if e not in done]
@@ -176,7 +174,7 @@ def tally(out_dirs: list[Path], episodes: set[Episode]) -> Tally:
         rows = episode_rows(out_dir, episodes)
         result.done += len(rows)
         result.successes += sum(bool(r.get("success")) for r in rows)
-        result.errors += sum(r.get("stop_reason") in RETRYABLE for r in rows)
+        result.errors += sum(r.get("stop_reason") in FAILURES for r in rows)
     return result
 
 

@@ -35,6 +35,13 @@ class PoseDeviation:
     missing: tuple[str, ...] = ()
     """Bodies present in only one of the two pose sets."""
 
+    def worst(self, other: PoseDeviation) -> PoseDeviation:
+        """The larger position and the larger rotation deviation of the two (for running maxima)."""
+        pos = self if self.position_m >= other.position_m else other
+        rot = self if self.rotation_rad >= other.rotation_rad else other
+        missing = tuple(sorted(set(self.missing) | set(other.missing)))
+        return PoseDeviation(pos.position_m, rot.rotation_rad, pos.position_body, rot.rotation_body, missing)
+
     def within(self, position_m: float, rotation_rad: float) -> bool:
         return not self.missing and self.position_m <= position_m and self.rotation_rad <= rotation_rad
 

@@ -131,9 +131,7 @@ def reexecute(record_dir: Path) -> ReplayCheck:
             recorded_poses = event["evaluation"].get("poses")
             if recorded_poses:
                 deviation = pose_deviation(recorded_poses, result.evaluation.poses)
-                check.max_deviation = max(
-                    check.max_deviation, deviation, key=lambda d: (d.position_m, d.rotation_rad)
-                )
+                check.max_deviation = check.max_deviation.worst(deviation)
                 if not deviation.within(EPISODE_POSITION_TOLERANCE_M, EPISODE_ROTATION_TOLERANCE_RAD):
                     found.append(f"poses beyond tolerance: {deviation.text()}")
             check.differences += [f"step {event['step']}: {line}" for line in found]

@@ -267,7 +267,7 @@ def check_manifest(manifest: Manifest) -> ManifestCheck:
             )
             continue
         deviation = pose_deviation(entry["poses"], scene["poses"])
-        check.deviation = max(check.deviation, deviation, key=lambda d: (d.position_m, d.rotation_rad))
+        check.deviation = check.deviation.worst(deviation)
         if check.bitwise and scene["state_hash"] != entry["state_hash"]:
             check.problems.append(
                 f"{where}: settled state {scene['state_hash'][:12]} != {entry['state_hash'][:12]} on the "
