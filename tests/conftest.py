@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 import actloop  # noqa: F401  (selects MUJOCO_GL)
-from actloop.vabench.env import SpatialEnv
+from actloop.suites.vabench.env import SpatialEnv
 
 TASK = "grasp_single_cube"
 SEED = 1000

@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from actloop.agent.matrix import CONDITION_FILE, output_lock
-from actloop.cli import _model_args, main
+from actloop.cli import main
+from actloop.cli.common import model_args
+from actloop.runs.matrix import CONDITION_FILE, output_lock
 
 TASK = ["--tasks", "grasp_single_cube", "--seeds", "1"]
 
@@ -52,7 +53,7 @@ def test_a_missing_provider_variable_is_named_before_any_episode(
 
 
 def test_model_arguments_are_read_as_yaml_scalars() -> None:
-    args = _model_args(["responses_api=false", "n=3", "t=0.5", "path=runs/a.json", "empty=", "x=[1, 2]"])
+    args = model_args(["responses_api=false", "n=3", "t=0.5", "path=runs/a.json", "empty=", "x=[1, 2]"])
     assert args == {
         "responses_api": False,
         "n": 3,

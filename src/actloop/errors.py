@@ -17,3 +17,19 @@ class ConfigError(ActloopError):
 
 class OutputBusy(ConfigError):
     """Another run is writing to the same output directory."""
+
+
+class UnknownSuite(ConfigError):
+    """No registered suite has this name."""
+
+
+class UnknownTask(ConfigError):
+    """The suite has no task (or seed) of this name."""
+
+
+class EnvError(ActloopError):
+    """An environment could not be built or refused its inputs (for example an unreachable target)."""
+
+
+class RecordError(ActloopError):
+    """A record or result file cannot be read as what it claims to be."""

@@ -10,14 +10,23 @@ import hashlib
 import io
 import threading
 import time
-from typing import Any
+from typing import Any, ClassVar
 
 from PIL import Image
 
-from actloop.protocol.action_space import ActionSpace
-from actloop.protocol.decisions import CameraAction, EnvAction, MoveWorld, SetGripper, action_name
-from actloop.protocol.observation import ArmState, Feedback, Frame, Observation
-from actloop.protocol.step import Evaluation, StepResult
+from actloop.core.suite import TaskInfo, register
+from actloop.errors import UnknownTask
+from actloop.suites.vabench.protocol.action_space import ActionSpace
+from actloop.suites.vabench.protocol.decisions import (
+    CameraAction,
+    EnvAction,
+    MoveWorld,
+    SetGripper,
+    action_name,
+)
+from actloop.suites.vabench.protocol.observation import ArmState, Feedback, Frame, Observation
+from actloop.suites.vabench.protocol.step import Evaluation, StepResult, Transition
+from actloop.suites.vabench.suite import VABench
 
 INSTRUCTION = "Pick up the red cube."
 
@@ -73,11 +82,11 @@ class FakeEnv:
     def budget(self) -> int:
         return self._budget
 
-    def reset(self) -> StepResult:
+    def reset(self) -> Transition:
         self.threads.add(threading.get_ident())
         return self._result(Feedback(), dispatched=True)
 
-    def step(self, action: EnvAction) -> StepResult:
+    def step(self, action: EnvAction) -> Transition:
         self.threads.add(threading.get_ident())
         if self._fail_on_step:
             raise RuntimeError("fake env exploded")
@@ -123,7 +132,7 @@ class FakeEnv:
             approach_tilt_deg=0.0,
         )
 
-    def _result(self, feedback: Feedback, *, dispatched: bool, grasped: bool = False) -> StepResult:
+    def _result(self, feedback: Feedback, *, dispatched: bool, grasped: bool = False) -> Transition:
         frames = (Frame(self._view, png(self._step, self._view)),)
         self._frames[self._step] = frames
         observation = Observation(
@@ -146,7 +155,30 @@ class FakeEnv:
             paper_conditions={"lifted": grasped},
         )
         if grasped:
-            return StepResult(observation, evaluation, dispatched, done=True, stop_reason="success")
+            return Transition(StepResult(observation, dispatched, True, "success"), evaluation)
         if self._step >= self._budget:
-            return StepResult(observation, evaluation, dispatched, done=True, stop_reason="budget")
-        return StepResult(observation, evaluation, dispatched)
+            return Transition(StepResult(observation, dispatched, True, "budget"), evaluation)
+        return Transition(StepResult(observation, dispatched), evaluation)
+
+
+class FakeSuite(VABench):
+    """A second suite for harness tests: vabench's decision protocol on :class:`FakeEnv`, one task
+    (``pick_cube``), seeds 0-99."""
+
+    name: ClassVar[str] = "fake"
+    title: ClassVar[str] = "harness-test suite"
+    env_factory: ClassVar[str] = "fake_env:FakeEnv"
+
+    def task_names(self) -> list[str]:
+        return ["pick_cube"]
+
+    def task_info(self, task: str) -> TaskInfo:
+        if task not in self.task_names():
+            raise UnknownTask(f"unknown fake task {task!r}")
+        return TaskInfo(task, 1, 5, None, INSTRUCTION)
+
+    def verified_seeds(self, task: str) -> list[int]:
+        return list(range(100))
+
+
+register(FakeSuite())

@@ -13,7 +13,8 @@ import pytest
 from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageUser, get_model
 
 from actloop.agent.replay import FINISHED, load_replies, replay_reply
-from actloop.agent.run import evaluate
+from actloop.errors import ConfigError
+from episode_rows import run_json
 
 pytestmark = pytest.mark.filterwarnings("ignore:The 'initial' parameter is deprecated:DeprecationWarning")
 HERE = Path(__file__).resolve().parent
@@ -66,11 +67,11 @@ def test_replay_model_indexes_by_assistant_turns(tmp_path: Path) -> None:
 
 
 def test_model_names_and_args_are_checked(tmp_path: Path) -> None:
-    with pytest.raises(ValueError, match="choose one of: baseline, replay"):
+    with pytest.raises(ConfigError, match="choose one of: baseline, replay"):
         get_model("actloop/oracle", memoize=False)
-    with pytest.raises(ValueError, match="decisions=PATH"):
+    with pytest.raises(ConfigError, match="decisions=PATH"):
         get_model("actloop/replay", memoize=False)
-    with pytest.raises(ValueError, match="unknown model args: temperature_x"):
+    with pytest.raises(ConfigError, match="unknown model args: temperature_x"):
         get_model("actloop/baseline", memoize=False, temperature_x=1)
 
 
@@ -81,9 +82,9 @@ def test_baseline_model_calls_the_policy(monkeypatch: pytest.MonkeyPatch) -> Non
         seen.append(messages)
         return json.dumps(CLOSE)
 
-    policy = types.ModuleType("actloop.agent.baseline")
+    policy = types.ModuleType("actloop.suites.vabench.baseline")
     policy.decide = decide  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "actloop.agent.baseline", policy)
+    monkeypatch.setitem(sys.modules, "actloop.suites.vabench.baseline", policy)
     output = generate("actloop/baseline", [ChatMessageUser(content="obs")])
     assert json.loads(output.completion) == CLOSE and len(seen) == 1
     assert output.usage is not None and output.usage.total_tokens > 0
@@ -94,12 +95,22 @@ def test_recorded_episode_replays_identically(tmp_path: Path, monkeypatch: pytes
     decisions = tmp_path / "d.json"
     decisions.write_text(json.dumps(["oops", {"tool": "camera.history", "args": {"step": 0}}, MOVE, CLOSE]))
     common: dict[str, Any] = {"env_factory": "fake_env:FakeEnv", "isolation": "inline"}
-    (first,) = evaluate(
-        [("pick_cube", 0, 0)], "actloop/replay", {"decisions": str(decisions)}, tmp_path / "a", **common
+    (first,) = run_json(
+        "fake",
+        [("pick_cube", 0, 0)],
+        "actloop/replay",
+        {"decisions": str(decisions)},
+        tmp_path / "a",
+        **common,
     )
     recorded = tmp_path / "a" / first["record_dir"] / "events.jsonl"
-    (again,) = evaluate(
-        [("pick_cube", 0, 0)], "actloop/replay", {"decisions": str(recorded)}, tmp_path / "b", **common
+    (again,) = run_json(
+        "fake",
+        [("pick_cube", 0, 0)],
+        "actloop/replay",
+        {"decisions": str(recorded)},
+        tmp_path / "b",
+        **common,
     )
     assert (first["stop_reason"], first["steps"]) == (again["stop_reason"], again["steps"]) == ("success", 2)
     assert (first["repairs"], again["repairs"]) == (1, 0)  # only valid decisions are recorded as decisions

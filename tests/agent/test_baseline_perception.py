@@ -9,12 +9,12 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from actloop.agent.baseline import views
-from actloop.agent.baseline.perception import find, seen_from_topdown, top_height_from_side
-from actloop.agent.baseline.recipes import Recipe, recipe_for
-from actloop.agent.vision import colour_mask, regions
-from actloop.protocol.decisions import CameraAction, MoveWorld, Translation
-from actloop.vabench.env import SpatialEnv
+from actloop.suites.vabench.baseline import views
+from actloop.suites.vabench.baseline.perception import find, seen_from_topdown, top_height_from_side
+from actloop.suites.vabench.baseline.recipes import Recipe, recipe_for
+from actloop.suites.vabench.baseline.vision import colour_mask, regions
+from actloop.suites.vabench.env import SpatialEnv
+from actloop.suites.vabench.protocol.decisions import CameraAction, MoveWorld, Translation
 
 
 def _image(result) -> np.ndarray:

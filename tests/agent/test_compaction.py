@@ -19,7 +19,7 @@ from inspect_ai.model import (
 
 from actloop.agent.compaction import DIGEST_HEADER, ContextPolicy, compact, estimate_tokens
 from actloop.agent.options import HarnessOptions
-from actloop.agent.run import evaluate
+from episode_rows import run_json
 
 pytestmark = pytest.mark.filterwarnings("ignore:The 'initial' parameter is deprecated:DeprecationWarning")
 HERE = Path(__file__).resolve().parent
@@ -107,7 +107,8 @@ def test_a_200_step_episode_stays_under_the_configured_limit(
     decisions = tmp_path / "decisions.json"
     decisions.write_text(json.dumps([MOVE] * 200))
     limit = 6_000
-    (row,) = evaluate(
+    (row,) = run_json(
+        "fake",
         [("pick_cube", 0, 0)],
         "actloop/replay",
         {"decisions": str(decisions)},

@@ -11,12 +11,13 @@ import pytest
 from inspect_ai.log import list_eval_logs, read_eval_log
 from PIL import Image
 
-from actloop.agent.learn_run import RESULTS_FILE, learn
-from actloop.agent.learning import MIN_DISTINCT_FRAMES, SUMMARY_FIELDS, LearningLoop
 from actloop.agent.options import HarnessOptions
-from actloop.agent.run import evaluate
-from actloop.agent.summaries import load_summary, resolve_summaries, summary_source
-from actloop.vabench.demonstration import META_FILE, demonstration_dir
+from actloop.errors import ConfigError
+from actloop.suites.vabench.agent.learn_run import RESULTS_FILE, learn
+from actloop.suites.vabench.agent.learning import MIN_DISTINCT_FRAMES, SUMMARY_FIELDS, LearningLoop
+from actloop.suites.vabench.agent.summaries import load_summary, resolve_summaries, summary_source
+from actloop.suites.vabench.demonstration import META_FILE, demonstration_dir
+from episode_rows import run_json
 
 pytestmark = pytest.mark.filterwarnings("ignore:The 'initial' parameter is deprecated:DeprecationWarning")
 HERE = Path(__file__).resolve().parent
@@ -113,9 +114,9 @@ def test_summary_conditions_resolve_to_the_right_author(tmp_path: Path) -> None:
     assert summary_source("own", "openai/gpt-4o") == "openai/gpt-4o"
     assert summary_source("shared:anthropic/claude", "openai/gpt-4o") == "anthropic/claude"
     assert summary_source("none", "openai/gpt-4o") is None
-    with pytest.raises(ValueError, match="own, shared:<model> or none"):
+    with pytest.raises(ConfigError, match="own, shared:<model> or none"):
         summary_source("shared:", "m")
-    with pytest.raises(FileNotFoundError, match="actloop learn"):
+    with pytest.raises(ConfigError, match="actloop learn"):
         resolve_summaries("own", "m", {TASK: TASK}, tmp_path)
 
 
@@ -127,7 +128,8 @@ def test_a_shared_summary_reaches_the_prompt_and_the_row(
     monkeypatch.syspath_prepend(str(HERE))
     decisions = tmp_path / "episode.json"
     decisions.write_text(json.dumps([{"stop": True}]))
-    (row,) = evaluate(
+    (row,) = run_json(
+        "fake",
         [("pick_cube", 0, 1)],
         "actloop/replay",
         {"decisions": str(decisions)},

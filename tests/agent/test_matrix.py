@@ -12,9 +12,9 @@ from pathlib import Path
 
 import duckdb
 
-from actloop.agent.matrix import Condition, condition_dir, conditions, discard_cut_off_records, pending
 from actloop.records.jsonl import RESULTS_FILE, append_line, read_lines
 from actloop.records.table import EPISODES_TABLE, write_episode_table
+from actloop.runs.matrix import Condition, condition_dir, conditions, discard_cut_off_records, pending
 
 SEEDS = 4
 
@@ -67,8 +67,13 @@ def test_a_torn_last_line_is_skipped_and_not_glued_to_the_next(tmp_path: Path) -
 
 
 def test_pending_skips_recorded_episodes_and_optionally_retries_errors(tmp_path: Path) -> None:
-    append_line(tmp_path / RESULTS_FILE, {"task": "t", "seed": 1, "run": 1, "stop_reason": "success"})
-    append_line(tmp_path / RESULTS_FILE, {"task": "t", "seed": 2, "run": 1, "stop_reason": "infra_error"})
+    append_line(
+        tmp_path / RESULTS_FILE, {"task": "t", "seed": 1, "run": 1, "model": "m", "stop_reason": "success"}
+    )
+    append_line(
+        tmp_path / RESULTS_FILE,
+        {"task": "t", "seed": 2, "run": 1, "model": "m", "stop_reason": "infra_error"},
+    )
     episodes = [("t", 1, 1), ("t", 2, 1), ("t", 3, 1)]
     assert pending(episodes, tmp_path, retry_errors=False) == [("t", 3, 1)]
     assert pending(episodes, tmp_path, retry_errors=True) == [("t", 2, 1), ("t", 3, 1)]
@@ -114,7 +119,13 @@ def test_cut_off_records_are_discarded_before_their_episodes_rerun(tmp_path: Pat
     for name in names:
         (episodes / name).mkdir(parents=True)
         (episodes / name / "events.jsonl").write_text("{}\n")
-    finished = {"task": "grasp_single_cube", "seed": 1001, "run": 1, "record_dir": f"episodes/{names[2]}"}
+    finished = {
+        "task": "grasp_single_cube",
+        "seed": 1001,
+        "run": 1,
+        "model": "m",
+        "record_dir": f"episodes/{names[2]}",
+    }
     append_line(tmp_path / RESULTS_FILE, finished)
     deleted = discard_cut_off_records(
         tmp_path, [("grasp_single_cube", 1000, 1), ("grasp_single_cube", 1001, 1)]

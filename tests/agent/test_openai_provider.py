@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from actloop.agent.options import HarnessOptions
-from actloop.agent.run import evaluate
+from episode_rows import run_json
 
 pytestmark = pytest.mark.filterwarnings("ignore:The 'initial' parameter is deprecated:DeprecationWarning")
 HERE = Path(__file__).resolve().parent
@@ -99,7 +99,8 @@ def test_episode_through_openai_compatible_provider(
     monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
     monkeypatch.setenv("no_proxy", "127.0.0.1,localhost")
 
-    (row,) = evaluate(
+    (row,) = run_json(
+        "fake",
         [("pick_cube", 7, 0)],
         "openai-api/fake/some-model",
         {},
@@ -155,7 +156,8 @@ def test_real_scene_episode_through_openai_provider(tmp_path: Path, monkeypatch:
     monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
     monkeypatch.setenv("no_proxy", "127.0.0.1,localhost")
     try:
-        (row,) = evaluate(
+        (row,) = run_json(
+            "vabench",
             [("grasp_single_cube", 1000, 1)],
             "openai-api/fake/some-model",
             {},

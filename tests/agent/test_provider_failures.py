@@ -11,8 +11,8 @@ import pytest
 from fake_providers import FakeProviders, serve
 
 from actloop.agent.failures import ModelFailure
-from actloop.agent.run import evaluate
 from actloop.cli import main
+from episode_rows import run_json
 
 pytestmark = pytest.mark.filterwarnings("ignore:The 'initial' parameter is deprecated:DeprecationWarning")
 HERE = Path(__file__).resolve().parent
@@ -29,7 +29,8 @@ def loopback(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def _evaluate(server: FakeProviders, out: Path, seeds: list[int]) -> list[dict[str, Any]]:
     """Episodes of the fake environment through the OpenAI Chat provider against ``server``."""
-    return evaluate(
+    return run_json(
+        "fake",
         [("pick_cube", seed, 0) for seed in seeds],
         "openai/gpt-4o-mini",
         {"responses_api": False},

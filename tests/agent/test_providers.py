@@ -12,9 +12,8 @@ from typing import Any
 import pytest
 from fake_providers import FakeProviders, serve
 
-from actloop.agent.run import evaluate
-from actloop.agent.solver import DEFAULT_ENV_FACTORY
-from actloop.protocol.decisions import INCREMENTAL_CAMERA_ACTIONS, SEMANTIC_VIEWS
+from actloop.suites.vabench.protocol.decisions import INCREMENTAL_CAMERA_ACTIONS, SEMANTIC_VIEWS
+from episode_rows import run_json
 
 pytestmark = pytest.mark.filterwarnings("ignore:The 'initial' parameter is deprecated:DeprecationWarning")
 HERE = Path(__file__).resolve().parent
@@ -72,7 +71,7 @@ def run(
     out: Path,
     monkeypatch: pytest.MonkeyPatch,
     episode: tuple[str, int, int] = ("pick_cube", 3, 0),
-    env_factory: str = "fake_env:FakeEnv",
+    suite: str = "fake",
     **options: Any,
 ) -> dict[str, Any]:
     """One episode through provider ``name`` against ``server``; ``options`` go to ``evaluate``."""
@@ -81,12 +80,12 @@ def run(
     monkeypatch.setenv(f"{provider.env_prefix}_API_KEY", "dummy-key")
     monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
     monkeypatch.setenv("no_proxy", "127.0.0.1,localhost")
-    (row,) = evaluate(
+    (row,) = run_json(
+        suite,
         [episode],
         provider.model,
         provider.model_args,
         out,
-        env_factory=env_factory,
         isolation="inline",
         # passed explicitly (not via <PROVIDER>_BASE_URL) so each server gets its own cached model client
         model_base_url=server.base_url.removesuffix("/v1") + provider.base_suffix,
@@ -168,7 +167,7 @@ def test_a_passive_request_carries_the_five_views_in_order_and_no_camera_action(
             tmp_path,
             monkeypatch,
             episode=("grasp_single_cube", 1000, 1),
-            env_factory=DEFAULT_ENV_FACTORY,
+            suite="vabench",
             protocol="passive",
             max_retries=0,
         )

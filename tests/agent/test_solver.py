@@ -12,8 +12,8 @@ from inspect_ai.event import ModelEvent
 from inspect_ai.log import EvalSample, list_eval_logs, read_eval_log
 from inspect_ai.model import ChatMessage, ChatMessageUser, ContentImage, ContentText, get_model
 
-from actloop.agent.run import evaluate
-from actloop.agent.task import vabench_task
+from actloop.agent.task import episodes_task
+from episode_rows import run_json
 
 pytestmark = pytest.mark.filterwarnings("ignore:The 'initial' parameter is deprecated:DeprecationWarning")
 HERE = Path(__file__).resolve().parent
@@ -39,7 +39,8 @@ def run_replay(
     path = out / "decisions.json"
     out.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(decisions))
-    return evaluate(
+    return run_json(
+        "fake",
         episodes or [("pick_cube", 0, 0)],
         "actloop/replay",
         {"decisions": str(path)},
@@ -85,7 +86,7 @@ def test_success_path_records_everything(tmp_path: Path) -> None:
     assert row["success"] is True and row["stop_reason"] == "success"
     assert (row["steps"], row["repairs"], row["model_calls"], row["error"]) == (2, 0, 2, None)
     assert row["model"] == "actloop/replay" and row["protocol"] == "active"
-    assert (row["suite"], row["task"], row["seed"], row["run"]) == ("vabench", "pick_cube", 0, 0)
+    assert (row["suite"], row["task"], row["seed"], row["run"]) == ("fake", "pick_cube", 0, 0)
     assert row["record_dir"] == "episodes/pick_cube__seed0__run0" and row["duration_s"] > 0
     assert [json.loads(line) for line in (tmp_path / "results.jsonl").read_text().splitlines()] == [row]
 
@@ -243,7 +244,7 @@ def test_model_failure_is_an_infra_error(tmp_path: Path) -> None:
         raise ConnectionError("provider unreachable")
 
     model = get_model("mockllm/model", custom_outputs=fail)
-    task = vabench_task([("pick_cube", 0, 0)], out_dir=tmp_path, env_factory=FACTORY, isolation="inline")
+    task = episodes_task("fake", [("pick_cube", 0, 0)], "active", tmp_path, isolation="inline")
     inspect_ai.eval(task, model=model, log_dir=str(tmp_path / "logs"), display="none", max_retries=0)
     (row,) = [json.loads(line) for line in (tmp_path / "results.jsonl").read_text().splitlines()]
     assert row["stop_reason"] == "infra_error" and row["model_calls"] == 1

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from actloop.control.executor import WORKSPACE_HIGH
-from actloop.protocol.decisions import MoveWorld, RotateLocal, Translation
-from actloop.vabench.env import SpatialEnv
+from actloop.suites.vabench.env import SpatialEnv
+from actloop.suites.vabench.protocol.decisions import MoveWorld, RotateLocal, Translation
 
 
 def _gc(env: SpatialEnv) -> np.ndarray:

@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from actloop.records.jsonl import RESULTS_FILE, append_result, json_line, read_json_lines, read_lines
+from actloop.core.result import ResultRow
+from actloop.records.jsonl import RESULTS_FILE, json_line, read_json_lines, read_lines
+from actloop.records.results import read_results, write_result
 
 ODD = "lone \ud800 and \udfff, line\u2028separator, next\x85line, paired \ud83d\ude00"
 """What a model reply may carry: lone surrogates, Unicode line breaks, a pair left as two code points."""
@@ -23,11 +25,14 @@ def test_json_line_is_one_valid_utf8_line_that_keeps_normal_text_readable() -> N
 
 
 def test_results_with_any_text_round_trip(tmp_path: Path) -> None:
-    rows = [{"error": "lone \ud800, line\u2028separator"}, {"error": READABLE}]
+    rows = [
+        ResultRow("vabench", "t", seed, 1, "m", "active", error=text)
+        for seed, text in enumerate(("lone \ud800, line\u2028separator", READABLE))
+    ]
     for row in rows:
-        append_result(tmp_path, row)
+        write_result(tmp_path, row)
     (tmp_path / RESULTS_FILE).read_bytes().decode("utf-8")
-    assert read_lines(tmp_path / RESULTS_FILE) == rows
+    assert read_results(tmp_path).rows == rows
 
 
 def test_undecodable_and_torn_lines_are_reported_and_the_rest_kept(tmp_path: Path) -> None:

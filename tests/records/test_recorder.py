@@ -9,10 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from actloop.protocol.decisions import MoveWorld, Translation
-from actloop.protocol.observation import ArmState, Feedback, Frame, Observation
-from actloop.protocol.step import Evaluation, StepResult
-from actloop.records import EpisodeRecorder, append_result, fresh_dir
+from actloop.core.result import ResultRow
+from actloop.records import EpisodeRecorder, fresh_dir, write_result
+from actloop.suites.vabench.agent.record import record_env_step, record_observation
+from actloop.suites.vabench.protocol.decisions import MoveWorld, Translation
+from actloop.suites.vabench.protocol.observation import ArmState, Feedback, Frame, Observation
+from actloop.suites.vabench.protocol.step import Evaluation, StepResult, Transition
 
 ARM = ArmState(
     arm="right",
@@ -38,16 +40,16 @@ def read_events(directory: Path) -> list[dict]:
 def test_events_frames_and_result(tmp_path: Path) -> None:
     rec = EpisodeRecorder(tmp_path / "ep")
     rec.event("episode_start", {"task": "pick"})
-    frames = rec.observation(observation(3))
+    frames = record_observation(rec, observation(3))
     assert frames == [{"view": "active", "path": "frames/step003_active.png"}]
     assert (tmp_path / "ep" / "frames" / "step003_active.png").read_bytes() == b"\x89PNG-a"
     # same name, same bytes: reused; same name, new bytes: a new file
-    assert rec.observation(observation(3))[0]["path"] == "frames/step003_active.png"
-    assert rec.observation(observation(3, b"\x89PNG-b"))[0]["path"] == "frames/step003_active-2.png"
+    assert record_observation(rec, observation(3))[0]["path"] == "frames/step003_active.png"
+    assert record_observation(rec, observation(3, b"\x89PNG-b"))[0]["path"] == "frames/step003_active-2.png"
 
     decision = MoveWorld(Translation("z", "-", 20.0), reason="descend")
     evaluation = Evaluation(False, {"lifted": False}, {"reached": True}, "abc123")
-    rec.env_step(decision, StepResult(observation(4), evaluation))
+    record_env_step(rec, decision, Transition(StepResult(observation(4)), evaluation))
     rec.finish({"success": False, "stop_reason": "budget", "steps": 4})
 
     events = read_events(tmp_path / "ep")
@@ -105,10 +107,11 @@ def test_records_are_never_overwritten(tmp_path: Path) -> None:
 
 def _append_many(out_dir: str, worker: int) -> None:
     for i in range(50):
-        append_result(Path(out_dir), {"worker": worker, "i": i, "pad": "x" * 2000})
+        row = ResultRow("vabench", f"t{worker}", i, 1, "m", "active", error="x" * 2000)
+        write_result(Path(out_dir), row)
 
 
-def test_append_result_from_several_processes(tmp_path: Path) -> None:
+def test_write_result_from_several_processes(tmp_path: Path) -> None:
     ctx = multiprocessing.get_context("fork")
     procs = [ctx.Process(target=_append_many, args=(str(tmp_path), w)) for w in range(3)]
     for p in procs:
@@ -117,7 +120,7 @@ def test_append_result_from_several_processes(tmp_path: Path) -> None:
         p.join(30)
     rows = [json.loads(line) for line in (tmp_path / "results.jsonl").read_text().splitlines()]
     assert len(rows) == 150
-    assert sorted((r["worker"], r["i"]) for r in rows) == [(w, i) for w in range(3) for i in range(50)]
+    assert sorted((r["task"], r["seed"]) for r in rows) == [(f"t{w}", i) for w in range(3) for i in range(50)]
 
 
 def test_a_lone_surrogate_from_the_model_is_recorded(tmp_path: Path) -> None:

@@ -9,9 +9,10 @@ from typing import Any
 
 import pytest
 
-from actloop.agent.run import evaluate
 from actloop.cli import main
-from actloop.records.reexecute import reexecute
+from actloop.errors import RecordError
+from actloop.suites.vabench.replay import reexecute
+from episode_rows import run_json
 
 pytestmark = pytest.mark.filterwarnings("ignore:The 'initial' parameter is deprecated:DeprecationWarning")
 
@@ -19,7 +20,9 @@ pytestmark = pytest.mark.filterwarnings("ignore:The 'initial' parameter is depre
 @pytest.fixture(scope="module")
 def record(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("run")
-    (row,) = evaluate([("grasp_single_cube", 1001, 1)], "actloop/baseline", {}, out, isolation="inline")
+    (row,) = run_json(
+        "vabench", [("grasp_single_cube", 1001, 1)], "actloop/baseline", {}, out, isolation="inline"
+    )
     assert row["success"] is True
     return out / row["record_dir"]
 
@@ -49,7 +52,7 @@ def test_a_tampered_decision_is_reported_at_its_step(record: Path, tmp_path: Pat
 
 
 def test_a_directory_without_a_record_is_a_clear_error(tmp_path: Path) -> None:
-    with pytest.raises(FileNotFoundError, match="episode record directory"):
+    with pytest.raises(RecordError, match="episode record directory"):
         reexecute(tmp_path)
 
 

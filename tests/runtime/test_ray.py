@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from actloop.agent.run import evaluate
 from actloop.runtime.ray_actor import EnvActorError, RayEnv
+from episode_rows import run_json
 
 ray = pytest.importorskip("ray")
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
@@ -31,12 +31,16 @@ def outcome(out: Path, row: dict[str, Any]) -> tuple[Any, ...]:
 
 
 def test_ray_actors_give_the_same_results_as_local_workers(cluster: None, tmp_path: Path) -> None:
-    local = evaluate(EPISODES, "actloop/baseline", {}, tmp_path / "local", workers=2, isolation="process")
-    remote = evaluate(EPISODES, "actloop/baseline", {}, tmp_path / "ray", workers=2, isolation="ray")
+    local = run_json(
+        "vabench", EPISODES, "actloop/baseline", {}, tmp_path / "local", workers=2, isolation="process"
+    )
+    remote = run_json(
+        "vabench", EPISODES, "actloop/baseline", {}, tmp_path / "ray", workers=2, isolation="ray"
+    )
     assert [outcome(tmp_path / "local", r) for r in local] == [outcome(tmp_path / "ray", r) for r in remote]
     assert all(r["success"] for r in remote)
 
 
 def test_an_actor_failure_is_reported_with_its_cause(cluster: None) -> None:
     with pytest.raises(EnvActorError, match="unknown vabench task"):
-        RayEnv("actloop.vabench.env:SpatialEnv", {"task": "no_such_task", "seed": 1000})
+        RayEnv("actloop.suites.vabench.env:SpatialEnv", {"task": "no_such_task", "seed": 1000})

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from actloop.protocol.decisions import MoveWorld, SetGripper, Translation
+from actloop.errors import ConfigError
 from actloop.runtime import (
     EnvWorker,
     EnvWorkerDied,
@@ -20,6 +20,7 @@ from actloop.runtime import (
     make_env,
     resolve_factory,
 )
+from actloop.suites.vabench.protocol.decisions import MoveWorld, SetGripper, Translation
 
 FAKE_ENV_DIR = Path(__file__).resolve().parents[1] / "agent"
 FACTORY = "fake_env:FakeEnv"
@@ -118,7 +119,7 @@ def test_inline_calls_run_on_one_thread() -> None:
 
 
 def test_factory_strings_are_validated() -> None:
-    with pytest.raises(ValueError, match="must look like"):
+    with pytest.raises(ConfigError, match="must look like"):
         resolve_factory("fake_env.FakeEnv")
-    with pytest.raises(ValueError, match="isolation"):
+    with pytest.raises(ConfigError, match="isolation"):
         make_env(FACTORY, {}, "thread")  # type: ignore[arg-type]

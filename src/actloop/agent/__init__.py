@@ -1,7 +1,8 @@
-"""The agent harness on Inspect AI.
+"""The agent harness on Inspect AI, shared by every suite.
 
-``task.vabench_task`` builds the Inspect task (one sample per episode), ``solver.episode_solver`` runs
-the decision loop of ``episode``, ``scorer.episode_scorer`` scores the checker's final success,
-``run.evaluate`` runs a list of episodes, and ``_registry`` registers the built-in ``actloop/baseline``
-and ``actloop/replay`` models (``backend``).
+``task`` builds Inspect tasks (one sample per episode; one registered task per suite),
+``solver.episode_solver`` runs a suite's episode driver and writes the result row, ``session`` makes and
+records the model calls, ``scorer`` scores the checker's final success, ``compaction`` keeps the
+conversation under the context limit, and ``_registry`` registers the ``actloop/<name>`` models
+(``backend``: replay and the suites' built-in models) and the suites' tasks with Inspect.
 """

@@ -1,13 +1,13 @@
 """Built-in model backends that read the same messages a remote model reads.
 
-``actloop/baseline`` asks the classical baseline policy for the next decision; ``actloop/replay`` plays a
-recorded decision list (model arg ``decisions=PATH``). Token usage is estimated from text length and set
+``actloop/replay`` plays a recorded decision list (model arg ``decisions=PATH``); every other name is a
+model a suite ships (:meth:`~actloop.core.suite.Suite.builtin_models`, e.g. vabench's ``baseline``).
+Token usage is estimated as compaction estimates it (text length plus a fixed cost per image) and set
 explicitly, so Inspect never needs a tokenizer (which it would try to download).
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -15,7 +15,6 @@ from typing import Any
 from inspect_ai.model import (
     ChatMessage,
     ChatMessageAssistant,
-    ContentImage,
     GenerateConfig,
     ModelAPI,
     ModelOutput,
@@ -23,35 +22,19 @@ from inspect_ai.model import (
 )
 from inspect_ai.tool import ToolChoice, ToolInfo
 
+from actloop.agent.compaction import CHARS_PER_TOKEN, estimate_tokens
 from actloop.agent.replay import load_replies, replay_reply
-
-CHARS_PER_TOKEN = 4
-TOKENS_PER_IMAGE = 765
-MODELS = ("baseline", "replay")
+from actloop.core.suite import BuiltinModel, suites
+from actloop.errors import ConfigError
 
 
-def estimate_tokens(messages: list[ChatMessage]) -> int:
-    """A rough input token count: characters / 4 plus a fixed cost per image."""
-    total = 0
-    for message in messages:
-        if isinstance(message.content, str):
-            total += len(message.content) // CHARS_PER_TOKEN
-            continue
-        for part in message.content:
-            if isinstance(part, ContentImage):
-                total += TOKENS_PER_IMAGE
-            else:
-                total += len(getattr(part, "text", "")) // CHARS_PER_TOKEN
-    return total
-
-
-def _baseline_decide(messages: list[ChatMessage]) -> str:
-    # imported on first use, so the other models never load the policy's dependencies
-    return importlib.import_module("actloop.agent.baseline").decide(messages)
+def builtin_models() -> dict[str, BuiltinModel]:
+    """The models the installed suites ship, by name."""
+    return {name: model for suite in suites().values() for name, model in suite.builtin_models().items()}
 
 
 class ActloopModelAPI(ModelAPI):
-    """The ``actloop/<name>`` provider: ``name`` is ``baseline`` or ``replay``."""
+    """The ``actloop/<name>`` provider: ``replay`` or a suite's built-in model such as ``baseline``."""
 
     def __init__(
         self,
@@ -64,21 +47,23 @@ class ActloopModelAPI(ModelAPI):
     ) -> None:
         super().__init__(model_name, base_url, api_key, [], config or GenerateConfig())
         if model_args:
-            raise ValueError(f"actloop/{model_name} got unknown model args: {', '.join(sorted(model_args))}")
+            raise ConfigError(f"actloop/{model_name} got unknown model args: {', '.join(sorted(model_args))}")
         self._decide: Callable[[list[ChatMessage]], str]
-        if model_name == "baseline":
+        shipped = builtin_models()
+        if model_name in shipped:
             if decisions is not None:
-                raise ValueError("actloop/baseline takes no 'decisions' model arg")
-            self._decide = _baseline_decide
+                raise ConfigError(f"actloop/{model_name} takes no 'decisions' model arg")
+            self._decide = shipped[model_name]
         elif model_name == "replay":
             if decisions is None:
-                raise ValueError("actloop/replay needs the model arg decisions=PATH")
+                raise ConfigError("actloop/replay needs the model arg decisions=PATH")
             replies = load_replies(Path(decisions))
             self._decide = lambda messages: replay_reply(
                 replies, sum(isinstance(m, ChatMessageAssistant) for m in messages)
             )
         else:
-            raise ValueError(f"unknown actloop model {model_name!r}; choose one of: {', '.join(MODELS)}")
+            names = ", ".join(sorted([*shipped, "replay"]))
+            raise ConfigError(f"unknown actloop model {model_name!r}; choose one of: {names}")
 
     async def generate(
         self,

@@ -11,7 +11,7 @@ import base64
 
 from inspect_ai.model import ChatMessage, ChatMessageUser, Content, ContentImage, ContentText
 
-from actloop.protocol.observation import Frame, Observation
+from actloop.core.frames import Frame
 
 PLACEHOLDERS_KEY = "actloop_image_placeholders"
 
@@ -31,22 +31,6 @@ def image_message(text: str, step: int, frames: tuple[Frame, ...]) -> ChatMessag
     content += [ContentImage(image=data_uri(frame.png)) for frame in frames]
     return ChatMessageUser(
         content=content, metadata={PLACEHOLDERS_KEY: [placeholder(step, frame.view) for frame in frames]}
-    )
-
-
-def observation_message(observation: Observation) -> ChatMessageUser:
-    """The observation text followed by its current frame(s)."""
-    return image_message(observation.text(), observation.step, observation.frames)
-
-
-def repair_message(error: str, attempt: int, limit: int, observation: Observation) -> ChatMessageUser:
-    """Tell the model why its reply was not accepted, with the current observation text (no image)."""
-    return ChatMessageUser(
-        content=(
-            f"Your previous reply was not accepted: {error}\n"
-            f"Repair attempt {attempt} of {limit}: reply with exactly one valid JSON object.\n\n"
-            f"{observation.text()}"
-        )
     )
 
 

@@ -6,6 +6,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from actloop.agent.compaction import ContextPolicy
+from actloop.errors import ConfigError
 
 DEFAULT_CONTEXT_LIMIT = 262_144
 
@@ -25,11 +26,11 @@ class HarnessOptions:
 
     def __post_init__(self) -> None:
         if self.context_limit < 1_000:
-            raise ValueError(f"context_limit must be at least 1000 tokens, got {self.context_limit}")
+            raise ConfigError(f"context_limit must be at least 1000 tokens, got {self.context_limit}")
         if (self.price_in is None) != (self.price_out is None):
-            raise ValueError("give both price_in and price_out (USD per million tokens), or neither")
+            raise ConfigError("give both price_in and price_out (USD per million tokens), or neither")
         if self.summary == "none" and self.summaries:
-            raise ValueError("summary texts were given for the 'none' summary condition")
+            raise ConfigError("summary texts were given for the 'none' summary condition")
 
     @property
     def context_policy(self) -> ContextPolicy:

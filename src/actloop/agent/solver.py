@@ -1,10 +1,11 @@
 """The Inspect solver: one embodied episode per sample, recorded, with its result row.
 
-The sample's metadata names the episode (``suite``, ``task``, ``seed``, ``run``, ``protocol``); the
-environment is built with ``env_factory(task=, seed=, protocol=, **env_kwargs)`` in a spawned worker
-process (``isolation="process"``) or inline. The result row is stored in ``state.store`` and
-``state.metadata`` under :data:`RESULT_KEY` and appended to ``out_dir/results.jsonl``; the episode's
-record goes to ``out_dir/episodes/<task>__seed<seed>__run<run>/``.
+The sample's metadata names the episode (``suite``, ``task``, ``seed``, ``run``, ``protocol``). The suite
+builds the environment's arguments; the environment runs in a spawned worker process
+(``isolation="process"``), a Ray actor or inline, and the suite's episode driver plays it with the
+current model. The result row (:class:`~actloop.core.result.ResultRow`, as JSON) is stored in
+``state.store`` under :data:`RESULT_KEY` and appended to ``out_dir/results.jsonl``; the episode's record
+goes to ``out_dir/episodes/<task>__seed<seed>__run<run>/``.
 """
 
 from __future__ import annotations
@@ -21,19 +22,18 @@ import anyio
 from inspect_ai.model import ChatMessage, Model, get_model
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
-from actloop.agent.episode import EpisodeLoop
 from actloop.agent.failures import ModelFailure
 from actloop.agent.options import HarnessOptions
-from actloop.agent.usage import TokenCount
-from actloop.protocol.step import StopReason
-from actloop.records.jsonl import append_result
+from actloop.agent.session import ModelSession
+from actloop.core.result import ResultRow, StopReason
+from actloop.core.suite import EpisodeDriver, EpisodeOutcome, Suite, get_suite
 from actloop.records.recorder import EpisodeRecorder, fresh_dir
+from actloop.records.results import write_result
 from actloop.runtime.make import Isolation, ManagedEnv, make_env
 
 logger = logging.getLogger(__name__)
 
 RESULT_KEY = "actloop_result"
-DEFAULT_ENV_FACTORY = "actloop.vabench.env:SpatialEnv"
 EPISODES_DIR = "episodes"
 
 
@@ -61,7 +61,7 @@ class EpisodeSpec:
 @solver
 def episode_solver(
     out_dir: str,
-    env_factory: str = DEFAULT_ENV_FACTORY,
+    env_factory: str | None = None,
     isolation: Isolation = "process",
     env_kwargs: dict[str, Any] | None = None,
     env_timeout: float | None = None,
@@ -69,18 +69,20 @@ def episode_solver(
 ) -> Solver:
     """Run the sample's episode with the current model.
 
-    ``env_timeout`` bounds each worker call (s); ``harness`` holds :class:`HarnessOptions` values.
+    ``env_factory`` replaces the suite's environment (tests); ``env_timeout`` bounds each worker call (s);
+    ``harness`` holds :class:`HarnessOptions` values.
     """
     options = HarnessOptions.from_dict(harness)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         spec = EpisodeSpec.from_metadata(state.metadata)
-        kwargs = {"task": spec.task, "seed": spec.seed, "protocol": spec.protocol, **(env_kwargs or {})}
-        episode = _Episode(spec, Path(out_dir), get_model(), state.messages, options)
-        start = {"env_factory": env_factory, "env_kwargs": kwargs, "isolation": isolation}
-        row = await episode.run(lambda: make_env(env_factory, kwargs, isolation, timeout=env_timeout), start)
-        state.metadata[RESULT_KEY] = row
-        state.store.set(RESULT_KEY, row)
+        suite = get_suite(spec.suite)
+        kwargs = suite.env_kwargs(spec.task, spec.seed, spec.protocol, **(env_kwargs or {}))
+        factory = env_factory or suite.env_factory
+        episode = _Episode(suite, spec, Path(out_dir), get_model(), state.messages, options)
+        start = {"env_factory": factory, "env_kwargs": kwargs, "isolation": isolation}
+        row = await episode.run(lambda: make_env(factory, kwargs, isolation, timeout=env_timeout), start)
+        state.store.set(RESULT_KEY, row.to_json())
         return state
 
     return solve
@@ -91,89 +93,72 @@ class _Episode:
 
     def __init__(
         self,
+        suite: Suite,
         spec: EpisodeSpec,
         out_dir: Path,
         model: Model,
         messages: list[ChatMessage],
         options: HarnessOptions,
     ) -> None:
+        self.suite = suite
         self.spec = spec
         self.options = options
         self.out_dir = out_dir
-        self.model = model
-        self.messages = messages
         self.recorder = EpisodeRecorder(fresh_dir(out_dir / EPISODES_DIR / spec.name))
+        self.session = ModelSession(model, messages, self.recorder, options.context_policy)
         self.started = time.monotonic()
 
-    async def run(self, build_env: Callable[[], ManagedEnv], start: dict[str, Any]) -> dict[str, Any]:
+    async def run(self, build_env: Callable[[], ManagedEnv], start: dict[str, Any]) -> ResultRow:
         """Build the environment with ``build_env()`` (off the event loop), play, record, clean up.
 
         ``start`` (how the environment is built) is recorded in the ``episode_start`` event.
         """
         env: ManagedEnv | None = None
-        loop: EpisodeLoop | None = None
+        driver: EpisodeDriver | None = None
         try:
             env = await anyio.to_thread.run_sync(build_env)
-            loop = EpisodeLoop(
-                env,
-                self.model,
-                self.messages,
-                self.recorder,
-                self.options.context_policy,
-                self.options.summaries.get(self.spec.task),
-            )
-            stop_reason: StopReason = await loop.run({**asdict(self.spec), "model": str(self.model), **start})
-            return self._finish(loop, stop_reason)
+            summary = self.options.summaries.get(self.spec.task)
+            driver = self.suite.episode_driver(env, self.session, self.recorder, self.spec.task, summary)
+            stop_reason = await driver.run({**asdict(self.spec), "model": self.session.name, **start})
+            return self._finish(driver, stop_reason)
         except ModelFailure as exc:
-            return self._finish(loop, "infra_error", exc)
+            return self._finish(driver, "infra_error", exc)
         except Exception as exc:
-            return self._finish(loop, "error", exc)
+            return self._finish(driver, "error", exc)
         except BaseException as exc:  # cancelled (e.g. a time limit): record it, then let it propagate
-            self._finish(loop, "error", exc)
+            self._finish(driver, "error", exc)
             raise
         finally:
             if env is not None:
                 await _close(env)
 
     def _finish(
-        self, loop: EpisodeLoop | None, stop_reason: StopReason, exc: BaseException | None = None
-    ) -> dict[str, Any]:
-        last = loop.last if loop else None
-        failed = [name for name, ok in last.evaluation.conditions.items() if not ok] if last else []
-        paper_step = loop.paper_success_step if loop else None
-        paper_failed = (
-            [name for name, ok in last.evaluation.paper_conditions.items() if not ok]
-            if last and paper_step is None
-            else []
+        self, driver: EpisodeDriver | None, stop_reason: StopReason, exc: BaseException | None = None
+    ) -> ResultRow:
+        outcome = driver.outcome() if driver else EpisodeOutcome()
+        row = ResultRow(
+            suite=self.spec.suite,
+            task=self.spec.task,
+            seed=self.spec.seed,
+            run=self.spec.run,
+            model=self.session.name,
+            protocol=self.spec.protocol,
+            summary=self.options.summary,
+            success=outcome.success,
+            steps=outcome.steps,
+            budget=outcome.budget,
+            stop_reason=stop_reason,
+            record_dir=str(self.recorder.directory.relative_to(self.out_dir)),
+            model_calls=self.session.model_calls,
+            tokens=self.session.tokens.summary(self.options.prices_per_mtok),
+            duration_s=round(time.monotonic() - self.started, 3),
+            error=_error_text(exc),
+            error_kind=exc.kind if isinstance(exc, ModelFailure) else None,
+            scores=outcome.scores or {},
         )
-        row = {
-            "suite": self.spec.suite,
-            "task": self.spec.task,
-            "seed": self.spec.seed,
-            "run": self.spec.run,
-            "model": str(self.model),
-            "protocol": self.spec.protocol,
-            "summary": self.options.summary,
-            "success": bool(last and last.evaluation.success),
-            "steps": last.observation.step if last else 0,
-            "budget": last.observation.budget if last else None,
-            "stop_reason": stop_reason,
-            "failed_conditions": failed,
-            "paper_success": paper_step is not None,
-            "paper_success_step": paper_step,
-            "paper_failed_conditions": paper_failed,
-            "checkpoints": dict(last.evaluation.checkpoints) if last else {},
-            "record_dir": str(self.recorder.directory.relative_to(self.out_dir)),
-            "repairs": loop.repairs if loop else 0,
-            "model_calls": loop.model_calls if loop else 0,
-            "tokens": (loop.tokens if loop else TokenCount()).summary(self.options.prices_per_mtok),
-            "duration_s": round(time.monotonic() - self.started, 3),
-            "error": _error_text(exc),
-            "error_kind": exc.kind if isinstance(exc, ModelFailure) else None,
-        }
         details = None if exc is None else {"traceback": _traceback_text(exc)}
-        self.recorder.finish(row, details)
-        append_result(self.out_dir, row)
+        self.recorder.finish(row.to_json(), details)
+        write_result(self.out_dir, row)
         return row
 
 

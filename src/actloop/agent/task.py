@@ -1,7 +1,13 @@
-"""The Inspect task: one sample per (task, seed, run) episode."""
+"""Inspect tasks: one sample per (task, seed, run) episode of a suite.
+
+:func:`episodes_task` runs an explicit episode list (what :func:`actloop.evaluate` uses);
+:func:`suite_task` builds the task ``inspect eval actloop/<suite>`` runs, with defaults a user expects
+(every task, every verified seed) and ``-T tasks=... -T seeds=N -T protocol=... -T runs=N -T out_dir=...``.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -10,10 +16,13 @@ from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
 
 from actloop.agent.scorer import episode_scorer
-from actloop.agent.solver import DEFAULT_ENV_FACTORY, EpisodeSpec, episode_solver
+from actloop.agent.solver import EpisodeSpec, episode_solver
+from actloop.core.suite import get_suite
+from actloop.errors import ConfigError
 from actloop.runtime.make import Isolation
 
-SUITE = "vabench"
+Episode = tuple[str, int, int]
+"""(task, seed, run)."""
 
 
 def episode_sample(spec: EpisodeSpec) -> Sample:
@@ -25,26 +34,69 @@ def episode_sample(spec: EpisodeSpec) -> Sample:
     )
 
 
-@task(name="vabench")
-def vabench_task(
-    tasks: list[tuple[str, int, int]],
-    protocol: str = "active",
-    out_dir: str | Path = "runs/vabench",
-    env_factory: str = DEFAULT_ENV_FACTORY,
+def episodes_task(
+    suite: str,
+    episodes: list[Episode],
+    protocol: str,
+    out_dir: str | Path,
+    env_factory: str | None = None,
     isolation: Isolation = "process",
     env_kwargs: dict[str, Any] | None = None,
     env_timeout: float | None = None,
     harness: dict[str, Any] | None = None,
 ) -> Task:
-    """Episodes ``(task, seed, run)`` of the spatial suite; records and results go to ``out_dir``."""
-    specs = [EpisodeSpec(SUITE, name, seed, run, protocol) for name, seed, run in tasks]
+    """Episodes ``(task, seed, run)`` of ``suite``; records and results go to ``out_dir``."""
+    specs = [EpisodeSpec(suite, name, seed, run, protocol) for name, seed, run in episodes]
     names = [spec.name for spec in specs]
     if len(set(names)) != len(names):
-        raise ValueError(
+        raise ConfigError(
             f"duplicate (task, seed, run) episodes: {sorted({n for n in names if names.count(n) > 1})}"
         )
     return Task(
-        dataset=MemoryDataset([episode_sample(spec) for spec in specs], name=SUITE),
+        dataset=MemoryDataset([episode_sample(spec) for spec in specs], name=suite),
         solver=episode_solver(str(out_dir), env_factory, isolation, env_kwargs, env_timeout, harness),
         scorer=episode_scorer(),
     )
+
+
+def select_episodes(
+    suite: str, tasks: str | list[str] = "all", seeds: int | list[int] | None = None, runs: int = 1
+) -> list[Episode]:
+    """``(task, seed, run)`` for ``tasks`` (``all`` or names), the first ``seeds`` verified seeds of each
+    (an explicit list must hold verified seeds; None means all of them) and runs ``1..runs``."""
+    chosen = get_suite(suite)
+    if runs < 1:
+        raise ConfigError(f"runs must be at least 1, got {runs}")
+    episodes = []
+    for name in chosen.resolve_tasks(tasks):
+        if isinstance(seeds, list):
+            seed_list = chosen.select_seeds(name, explicit=seeds)
+        else:
+            seed_list = chosen.select_seeds(name, count=seeds)
+        episodes += [(name, seed, run) for run in range(1, runs + 1) for seed in seed_list]
+    return episodes
+
+
+def suite_task(suite: str) -> Callable[..., Task]:
+    """The Inspect task of ``suite``, registered as ``actloop/<suite>``."""
+
+    @task(name=suite)
+    def run_suite(
+        tasks: str | list[str] = "all",
+        seeds: int | list[int] | None = None,
+        runs: int = 1,
+        protocol: str | None = None,
+        out_dir: str = f"runs/inspect/{suite}",
+    ) -> Task:
+        chosen = get_suite(suite)
+        if isinstance(seeds, str):  # -T seeds=1000,1001
+            seeds = [int(s) for s in seeds.split(",") if s.strip()]
+        return episodes_task(
+            suite,
+            select_episodes(suite, tasks, seeds, runs),
+            protocol or chosen.protocols[0],
+            out_dir,
+            env_kwargs=None,
+        )
+
+    return run_suite

@@ -1,7 +1,8 @@
 """Per-episode records (events, clean frames, result) and the shared ``results.jsonl``."""
 
-from actloop.records.jsonl import RESULTS_FILE, append_result
+from actloop.records.jsonl import RESULTS_FILE
 from actloop.records.recorder import EVENTS_FILE, RESULT_FILE, EpisodeRecorder, EventType, fresh_dir
+from actloop.records.results import read_results, write_result
 
 __all__ = [
     "EVENTS_FILE",
@@ -9,6 +10,7 @@ __all__ = [
     "RESULT_FILE",
     "EpisodeRecorder",
     "EventType",
-    "append_result",
     "fresh_dir",
+    "read_results",
+    "write_result",
 ]

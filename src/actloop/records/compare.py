@@ -1,4 +1,5 @@
-"""Comparing recorded object poses across runs: the tolerances and the deviation measure.
+"""Comparing recorded object poses across runs: the tolerances, the deviation measure, and the outcomes of
+checking a seed manifest's scenes and of re-executing an episode record.
 
 On one platform (matching fingerprints) states are compared bit for bit through their hashes. Across
 platforms the C maths library and CPU-dispatched kernels change the last bits, so poses are compared
@@ -11,7 +12,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 
 SCENE_POSITION_TOLERANCE_M = 1e-6
 SCENE_ROTATION_TOLERANCE_RAD = 1e-6
@@ -83,3 +85,49 @@ def pose_deviation(a: Poses, b: Poses) -> PoseDeviation:
             worst_rot, rot_body = rotation, body
     missing = tuple(sorted(set(a) ^ set(b)))
     return PoseDeviation(worst_pos, worst_rot, pos_body, rot_body, missing)
+
+
+@dataclass
+class ManifestCheck:
+    """How a manifest's scenes reproduce on this machine.
+
+    ``bitwise`` is True when this platform's fingerprint matches the manifest's, so settled states were
+    required to be bit-identical; otherwise they were compared within the scene tolerances and
+    ``deviation`` is the largest difference seen.
+    """
+
+    task: str
+    bitwise: bool
+    scenes: int = 0
+    problems: list[str] = field(default_factory=list)
+    deviation: PoseDeviation = field(default_factory=PoseDeviation)
+
+    @property
+    def mode(self) -> str:
+        return "bitwise" if self.bitwise else "within tolerance"
+
+
+@dataclass
+class ReplayCheck:
+    """The outcome of re-executing one record.
+
+    ``bitwise`` says how states were compared: True when the record's platform fingerprint matches this
+    machine's (state hashes must be equal), False when poses were compared within tolerance.
+    """
+
+    record_dir: Path
+    bitwise: bool = False
+    steps: int = 0
+    differences: list[str] = field(default_factory=list)
+    max_deviation: PoseDeviation = field(default_factory=PoseDeviation)
+    recorded_success: bool | None = None
+    replayed_success: bool | None = None
+    final_state_hash: str | None = None
+
+    @property
+    def reproduced(self) -> bool:
+        return not self.differences and self.recorded_success == self.replayed_success
+
+    @property
+    def mode(self) -> str:
+        return "bitwise" if self.bitwise else "within tolerance"

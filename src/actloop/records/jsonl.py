@@ -78,11 +78,3 @@ def read_lines(path: Path) -> list[dict[str, Any]]:
     if not path.exists():
         return []
     return [value for _, value in read_json_lines(path)[0] if isinstance(value, dict)]
-
-
-def append_result(out_dir: Path, row: dict[str, Any]) -> Path:
-    """Append one episode's result row to ``out_dir/results.jsonl``; returns the file's path."""
-    out_dir.mkdir(parents=True, exist_ok=True)
-    path = out_dir / RESULTS_FILE
-    append_line(path, row)
-    return path

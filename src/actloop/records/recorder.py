@@ -6,17 +6,15 @@ flushed immediately, so a crashed episode still leaves a readable record.
 
 from __future__ import annotations
 
+import json
 import os
 import re
-from dataclasses import asdict
 from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal
 
-from actloop.protocol.decisions import EnvAction, to_json
-from actloop.protocol.observation import Frame, Observation
-from actloop.protocol.step import StepResult
+from actloop.core.frames import Frame
 from actloop.records.jsonl import json_line, json_text, write_all
 
 EventType = Literal[
@@ -81,43 +79,6 @@ class EpisodeRecorder:
             saved.append({"view": frame.view, "path": str(path.relative_to(self.directory))})
         return saved
 
-    def observation(self, observation: Observation) -> list[dict[str, str]]:
-        """Record what the model is shown: the observation text and its clean frames."""
-        frames = self.save_frames(observation.step, observation.frames)
-        self.event(
-            "observation",
-            {
-                "step": observation.step,
-                "budget": observation.budget,
-                "text": observation.text(),
-                "frames": frames,
-            },
-        )
-        return frames
-
-    def env_step(self, decision: EnvAction, result: StepResult) -> None:
-        """Record an environment action, its outcome, proprioception and the evaluator-side checker state.
-
-        ``step`` is the step count after the action (unchanged when it was not dispatched).
-        """
-        observation, feedback = result.observation, result.observation.feedback
-        self.event(
-            "env_step",
-            {
-                "step": observation.step,
-                "decision": to_json(decision),
-                "reason": decision.reason,
-                "dispatched": result.dispatched,
-                "valid": feedback.valid,
-                "planner_success": feedback.planner_success,
-                "planner_reason": feedback.message,
-                "proprioception": [asdict(arm) for arm in observation.arms],
-                "evaluation": asdict(result.evaluation),
-                "done": result.done,
-                "stop_reason": result.stop_reason,
-            },
-        )
-
     def finish(self, result: dict[str, Any], details: dict[str, Any] | None = None) -> None:
         """Write the ``episode_end`` event (``result`` plus ``details``) and ``result.json``, then close."""
         self.event("episode_end", {**result, **(details or {})})
@@ -137,3 +98,23 @@ class EpisodeRecorder:
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         self.close()
+
+
+def episode_suite(record_dir: Path) -> str:
+    """The suite named by a record's ``episode_start`` event; raises RecordError when there is none."""
+    from actloop.errors import RecordError
+
+    path = record_dir / EVENTS_FILE
+    try:
+        with path.open("rb") as lines:
+            first = json.loads(lines.readline().decode("utf-8"))
+    except FileNotFoundError:
+        raise RecordError(
+            f"{record_dir} holds no {EVENTS_FILE}: is it an episode record directory?"
+        ) from None
+    except ValueError as err:
+        raise RecordError(f"{path}: the first event is unreadable: {err}") from None
+    data = first.get("data") if isinstance(first, dict) and first.get("type") == "episode_start" else None
+    if not isinstance(data, dict):
+        raise RecordError(f"{path} does not start with an episode_start event")
+    return str(data.get("suite") or "vabench")

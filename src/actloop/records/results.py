@@ -1,62 +1,74 @@
-"""Result rows (one per finished episode in ``results.jsonl``): which episode a row is, and which row counts.
+"""``results.jsonl``: where result rows are written and read, and which row of an episode counts.
 
-An episode is identified by ``(suite, task, seed, run, model, protocol, summary)``; a row without
-``suite``, ``protocol`` or ``summary`` has ``"vabench"``, ``"active"`` or ``"none"``. When an episode has
-several rows (a rerun after an infra error, or the same episode in two output directories), a completed
-row is preferred over an ``infra_error``/``error`` row, and otherwise the later row wins. The report and
-the episode table both choose rows this way.
+Every row is a :class:`~actloop.core.result.ResultRow`. When an episode has several rows (a rerun after a
+failure, or the same episode in two output directories), a completed row is preferred over an
+``infra_error``/``error`` row, and otherwise the later row wins. The run matrix, the report and the
+episode table all choose rows this way, through :func:`deduplicate`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
-from typing import Any, TypeVar
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TypeVar
 
-NO_SUMMARY = "none"
-FAILURES = ("infra_error", "error")
-"""Stop reasons of episodes that did not complete: the model provider or the harness failed."""
-
-EpisodeKey = tuple[str, str, int, int, str, str, str]
-"""(suite, task, seed, run, model, protocol, summary)."""
+from actloop.core.result import EpisodeKey, ResultRow
+from actloop.errors import RecordError
+from actloop.records.jsonl import RESULTS_FILE, append_line, read_json_lines
 
 T = TypeVar("T")
 
 
-def episode_key(row: Mapping[str, Any]) -> EpisodeKey:
-    """The episode ``row`` records; raises KeyError/ValueError/TypeError without a valid task, seed, run
-    and model."""
-    return (
-        str(row.get("suite") or "vabench"),
-        str(row["task"]),
-        int(row["seed"]),
-        int(row["run"]),
-        str(row["model"]),
-        str(row.get("protocol") or "active"),
-        str(row.get("summary") or NO_SUMMARY),
-    )
+@dataclass
+class ResultFile:
+    """The rows of one ``results.jsonl`` in file order, and ``file:line: problem`` for each unreadable
+    line (torn by a killed writer, not UTF-8 JSON, or not a valid row)."""
+
+    path: Path
+    rows: list[ResultRow] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
 
 
-def stop_reason(row: Mapping[str, Any]) -> str:
-    """Why the episode ended; a row without a stop reason counts as a harness ``error``."""
-    return str(row.get("stop_reason") or "error")
+def write_result(out_dir: Path, row: ResultRow) -> Path:
+    """Append ``row`` to ``out_dir/results.jsonl`` (safe across processes); returns the file's path."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    path = out_dir / RESULTS_FILE
+    append_line(path, row.to_json())
+    return path
 
 
-def deduplicate(items: Iterable[T], row: Callable[[T], Mapping[str, Any]]) -> tuple[list[T], int]:
+def read_results(out_dir: Path) -> ResultFile:
+    """The rows of ``out_dir/results.jsonl``; none when the file does not exist."""
+    path = out_dir / RESULTS_FILE
+    found = ResultFile(path)
+    if not path.exists():
+        return found
+    values, found.problems = read_json_lines(path)
+    for number, value in values:
+        try:
+            found.rows.append(ResultRow.from_json(value))
+        except RecordError as err:
+            found.problems.append(f"{path}:{number}: {err}")
+    return found
+
+
+def deduplicate(items: Iterable[T], row: Callable[[T], ResultRow]) -> tuple[list[T], int]:
     """One item per episode, judged by each item's result ``row``, and how many items were superseded.
 
-    Items are kept in the order their episodes first appear; an item whose row names no episode (see
-    :func:`episode_key`) is dropped and not counted.
+    Items are kept in the order their episodes first appear.
     """
     chosen: dict[EpisodeKey, T] = {}
     seen = 0
     for item in items:
-        data = row(item)
-        try:
-            key = episode_key(data)
-        except (KeyError, ValueError, TypeError):
-            continue
         seen += 1
-        previous = chosen.get(key)
-        if previous is None or stop_reason(row(previous)) in FAILURES or stop_reason(data) not in FAILURES:
-            chosen[key] = item
+        current = row(item)
+        previous = chosen.get(current.key)
+        if previous is None or row(previous).failed or not current.failed:
+            chosen[current.key] = item
     return list(chosen.values()), seen - len(chosen)
+
+
+def counted_rows(out_dir: Path) -> list[ResultRow]:
+    """The row that counts for each episode of ``out_dir``."""
+    return deduplicate(read_results(out_dir).rows, lambda row: row)[0]

@@ -12,8 +12,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from actloop.records.jsonl import RESULTS_FILE, read_lines
-from actloop.records.results import deduplicate
+from actloop.errors import RecordError
+from actloop.records.results import deduplicate, read_results
 
 EPISODES_TABLE = "episodes.parquet"
 
@@ -23,16 +23,17 @@ def write_episode_table(out_dirs: list[Path], path: Path) -> int:
     the row count.
 
     Of several rows of one episode, the one the report counts is kept (see :mod:`actloop.records.results`);
-    rows that name no episode and lines a killed writer left incomplete are left out, as in the report.
+    rows that cannot be read (see :func:`~actloop.records.results.read_results`) are left out, as in
+    the report.
     Each row gains ``source_dir``, the output directory it came from. Parquet strings are UTF-8, so a lone
     surrogate (from a model's text) becomes U+FFFD.
     """
     import duckdb
 
-    rows = [{**row, "source_dir": str(d)} for d in out_dirs for row in read_lines(d / RESULTS_FILE)]
-    rows = deduplicate(rows, lambda row: row)[0]
+    found = [(row, d) for d in out_dirs for row in read_results(d).rows]
+    rows = [{**row.to_json(), "source_dir": str(d)} for row, d in deduplicate(found, lambda pair: pair[0])[0]]
     if not rows:
-        raise FileNotFoundError(f"no result rows in {', '.join(map(str, out_dirs))}")
+        raise RecordError(f"no result rows in {', '.join(map(str, out_dirs))}")
     path.parent.mkdir(parents=True, exist_ok=True)
     target = str(path).replace("'", "''")  # COPY takes its target as a literal, not a parameter
     with tempfile.TemporaryDirectory() as scratch, duckdb.connect() as db:

@@ -13,9 +13,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Literal
 
+from actloop.core.suite import Group, TaskInfo
 from actloop.report.records import Condition, Episode
 from actloop.report.stats import MeanSD, mean, sign_test
-from actloop.report.tasks import Group, TaskInfo
 
 Subset = Literal["single", "dual", "all"]
 SUBSETS: tuple[Subset, ...] = ("single", "dual", "all")

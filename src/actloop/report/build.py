@@ -6,6 +6,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
+from actloop.errors import ConfigError, RecordError
 from actloop.records.recorder import EVENTS_FILE
 from actloop.report.analysis import Analysis, analyse
 from actloop.report.page import render_page
@@ -47,13 +48,13 @@ def build_report(
     """Load the directories' records and write the report into ``out_dir`` (default: first/report).
 
     With ``viewers`` a ``viewer.html`` is (re)written into every episode's record directory.
-    Raises FileNotFoundError for a directory without ``results.jsonl``, ValueError when none holds rows.
+    Raises RecordError for a directory without ``results.jsonl`` or when none holds rows.
     """
     if not directories:
-        raise ValueError("give at least one output directory")
+        raise ConfigError("give at least one output directory")
     records = load_records([Path(d) for d in directories])
     if not records.episodes:
-        raise ValueError(f"no readable episode rows in {', '.join(str(d) for d in directories)}")
+        raise RecordError(f"no readable episode rows in {', '.join(str(d) for d in directories)}")
     budgets: dict[str, int] = {}
     record_dirs: dict[str, list[Path]] = defaultdict(list)
     for episode in records.episodes:

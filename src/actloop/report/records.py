@@ -10,26 +10,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
-from actloop.records.jsonl import RESULTS_FILE, read_json_lines
-from actloop.records.results import FAILURES, NO_SUMMARY, deduplicate, episode_key, stop_reason
+from actloop.core.result import FAILURES, Condition, ResultRow
+from actloop.errors import RecordError
+from actloop.records.jsonl import RESULTS_FILE
+from actloop.records.results import deduplicate, read_results
 
 Status = Literal["completed", "infra_error", "error"]
-
-
-@dataclass(frozen=True, order=True)
-class Condition:
-    """One evaluated setting: a model under an observation protocol and a demonstration-summary source."""
-
-    model: str
-    protocol: str
-    summary: str = NO_SUMMARY
-
-    @property
-    def label(self) -> str:
-        extra = "" if self.summary == NO_SUMMARY else f", summary {self.summary}"
-        return f"{self.model} ({self.protocol}{extra})"
 
 
 EpisodeKey = tuple[str, str, int, int, Condition]
@@ -83,54 +71,44 @@ class Records:
 
 
 def load_records(directories: list[Path]) -> Records:
-    """Read ``results.jsonl`` of every directory; raises FileNotFoundError when one has none."""
-    rows: list[tuple[dict[str, Any], Episode]] = []
+    """Read ``results.jsonl`` of every directory; raises RecordError when one has none."""
+    rows: list[tuple[ResultRow, Episode]] = []
     unreadable: list[str] = []
     sources = []
     for directory in directories:
         path = Path(directory) / RESULTS_FILE
         if not path.is_file():
-            raise FileNotFoundError(f"{path} does not exist: not an actloop output directory")
-        sources.append(path.parent.resolve())
-        values, problems = read_json_lines(path)
-        unreadable += problems
-        for number, value in values:
-            try:
-                rows.append((value, parse_row(value, path.parent.resolve())))
-            except (ValueError, KeyError, TypeError) as err:
-                unreadable.append(f"{path}:{number}: {err}")
+            raise RecordError(f"{path} does not exist: not an actloop output directory")
+        source = path.parent.resolve()
+        sources.append(source)
+        found = read_results(source)
+        unreadable += found.problems
+        rows += [(row, episode(row, source)) for row in found.rows]
     chosen, superseded = deduplicate(rows, lambda pair: pair[0])
-    return Records([episode for _, episode in chosen], sources, superseded, unreadable)
+    return Records([ep for _, ep in chosen], sources, superseded, unreadable)
 
 
-def parse_row(row: dict[str, Any], source: Path) -> Episode:
-    """One ``results.jsonl`` row as an :class:`Episode`; raises KeyError/ValueError/TypeError if malformed."""
-    if not isinstance(row, dict):
-        raise TypeError("the row is not a JSON object")
-    record = row.get("record_dir")
-    checkpoints = row.get("checkpoints") or {}
-    if not isinstance(checkpoints, dict):
-        raise TypeError("checkpoints is not an object")
-    suite, task, seed, run, model, protocol, summary = episode_key(row)
+def episode(row: ResultRow, source: Path) -> Episode:
+    """One result row as an :class:`Episode` of the output directory ``source``."""
+    scores = row.scores
+    checkpoints = scores.get("checkpoints")
     return Episode(
-        suite=suite,
-        task=task,
-        seed=seed,
-        run=run,
-        condition=Condition(model, protocol, summary),
-        success=row.get("success") is True,
-        paper_success=row["paper_success"] is True if "paper_success" in row else None,
-        steps=_int_or_none(row.get("steps")),
-        budget=_int_or_none(row.get("budget")),
-        stop_reason=stop_reason(row),
-        checkpoints={str(k): v is True for k, v in checkpoints.items()},
-        failed_conditions=tuple(str(c) for c in row.get("failed_conditions") or ()),
-        record_dir=(source / record).resolve() if isinstance(record, str) and record else None,
-        duration_s=float(row["duration_s"]) if isinstance(row.get("duration_s"), int | float) else None,
-        error=None if row.get("error") is None else str(row["error"]),
+        suite=row.suite,
+        task=row.task,
+        seed=row.seed,
+        run=row.run,
+        condition=Condition(row.model, row.protocol, row.summary),
+        success=row.success,
+        paper_success=scores["paper_success"] is True if "paper_success" in scores else None,
+        steps=row.steps,
+        budget=row.budget,
+        stop_reason=row.stop_reason,
+        checkpoints={str(k): v is True for k, v in checkpoints.items()}
+        if isinstance(checkpoints, dict)
+        else {},
+        failed_conditions=tuple(str(c) for c in scores.get("failed_conditions") or ()),
+        record_dir=(source / row.record_dir).resolve() if row.record_dir else None,
+        duration_s=row.duration_s,
+        error=row.error,
         source=source,
     )
-
-
-def _int_or_none(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None

@@ -4,50 +4,24 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
 
+from actloop.core.suite import TaskInfo, suites
+from actloop.errors import UnknownTask
 from actloop.records.recorder import EVENTS_FILE
-
-Group = Literal["single", "dual", "unknown"]
-
-
-@dataclass(frozen=True)
-class TaskInfo:
-    """What the report knows about one task name."""
-
-    name: str
-    arms: int | None
-    """Number of arms the task uses (2 = dual-arm); None when it could not be found out."""
-    budget: int | None
-    """Step budget (the "Steps" column); None when unknown."""
-    base: str | None = None
-    """The base family of a held-out variant; None for a base task."""
-
-    @property
-    def group(self) -> Group:
-        if self.arms is None:
-            return "unknown"
-        return "dual" if self.arms >= 2 else "single"
-
 
 TaskLookup = Callable[[str], TaskInfo | None]
 """Returns a task's metadata, or None for a name it does not know."""
 
 
 def registry_lookup(name: str) -> TaskInfo | None:
-    """Metadata from the vabench task registry; None for an unknown name."""
-    try:
-        from actloop.vabench.task import get_task
-
-        cls = get_task(name)
-    except (KeyError, ImportError):
-        return None
-    base = getattr(cls, "base_task", None)
-    if base is not None and not isinstance(base, str):
-        base = getattr(base, "name", None)
-    return TaskInfo(name, len(cls.arms), int(cls.budget), base)
+    """Metadata from the first installed suite that has a task ``name``; None when none has."""
+    for suite in suites().values():
+        try:
+            return suite.task_info(name)
+        except UnknownTask:
+            continue
+    return None
 
 
 def resolve_tasks(

@@ -6,7 +6,8 @@ import importlib
 from collections.abc import Callable
 from typing import Any
 
-from actloop.protocol.environment import Environment
+from actloop.core.environment import Environment
+from actloop.errors import ConfigError
 
 EnvFactory = Callable[..., Environment]
 
@@ -15,10 +16,10 @@ def resolve_factory(path: str) -> EnvFactory:
     """Import ``"module.path:attr"`` (``attr`` may be dotted) and return the callable it names."""
     module_name, sep, attr_path = path.partition(":")
     if not sep or not module_name or not attr_path:
-        raise ValueError(f"environment factory must look like 'package.module:Name', got {path!r}")
+        raise ConfigError(f"environment factory must look like 'package.module:Name', got {path!r}")
     target: Any = importlib.import_module(module_name)
     for part in attr_path.split("."):
         target = getattr(target, part)
     if not callable(target):
-        raise TypeError(f"environment factory {path!r} is not callable")
+        raise ConfigError(f"environment factory {path!r} is not callable")
     return target

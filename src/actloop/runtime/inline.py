@@ -7,11 +7,8 @@ from concurrent.futures import ThreadPoolExecutor
 from types import TracebackType
 from typing import Any, TypeVar
 
-from actloop.protocol.action_space import ActionSpace
-from actloop.protocol.decisions import EnvAction
-from actloop.protocol.environment import Environment
-from actloop.protocol.observation import Frame
-from actloop.protocol.step import StepResult
+from actloop.core.environment import Environment
+from actloop.core.frames import Frame
 from actloop.runtime.factory import resolve_factory
 
 T = TypeVar("T")
@@ -35,7 +32,7 @@ class InProcessEnv:
         self._closed = False
 
     @property
-    def action_space(self) -> ActionSpace:
+    def action_space(self) -> Any:
         return self._env.action_space
 
     @property
@@ -46,10 +43,10 @@ class InProcessEnv:
     def budget(self) -> int:
         return self._env.budget
 
-    def reset(self) -> StepResult:
+    def reset(self) -> Any:
         return self._run(self._env.reset)
 
-    def step(self, action: EnvAction) -> StepResult:
+    def step(self, action: Any) -> Any:
         return self._run(self._env.step, action)
 
     def frames_at(self, step: int) -> tuple[Frame, ...] | None:

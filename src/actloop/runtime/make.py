@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+from actloop.errors import ConfigError
 from actloop.runtime.inline import InProcessEnv
 from actloop.runtime.ray_actor import RayEnv
 from actloop.runtime.worker import EnvWorker
@@ -22,4 +23,4 @@ def make_env(
         return RayEnv(factory, kwargs, timeout=timeout)
     if isolation == "inline":
         return InProcessEnv(factory, kwargs)
-    raise ValueError(f"isolation must be 'process', 'ray' or 'inline', got {isolation!r}")
+    raise ConfigError(f"isolation must be 'process', 'ray' or 'inline', got {isolation!r}")

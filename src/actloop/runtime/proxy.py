@@ -5,20 +5,17 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import Any
 
-from actloop.protocol.action_space import ActionSpace
-from actloop.protocol.decisions import EnvAction
-from actloop.protocol.observation import Frame
-from actloop.protocol.step import StepResult
+from actloop.core.frames import Frame
 
 
 class EnvProxy(ABC):
-    """An :class:`~actloop.protocol.environment.Environment` whose calls run elsewhere.
+    """An :class:`~actloop.core.environment.Environment` whose calls run elsewhere.
 
     Subclasses set ``_action_space``, ``_instruction`` and ``_budget`` when the remote environment
     is built, and implement :meth:`_call`, which runs a named method remotely and returns its result.
     """
 
-    _action_space: ActionSpace
+    _action_space: Any
     _instruction: str
     _budget: int
 
@@ -27,7 +24,7 @@ class EnvProxy(ABC):
         """Run ``method(*args)`` on the remote environment and return its result."""
 
     @property
-    def action_space(self) -> ActionSpace:
+    def action_space(self) -> Any:
         return self._action_space
 
     @property
@@ -38,10 +35,10 @@ class EnvProxy(ABC):
     def budget(self) -> int:
         return self._budget
 
-    def reset(self) -> StepResult:
+    def reset(self) -> Any:
         return self._call("reset")
 
-    def step(self, action: EnvAction) -> StepResult:
+    def step(self, action: Any) -> Any:
         return self._call("step", action)
 
     def frames_at(self, step: int) -> tuple[Frame, ...] | None:

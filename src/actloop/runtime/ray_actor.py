@@ -12,11 +12,8 @@ import socket
 from functools import cache
 from typing import Any
 
+from actloop.core.frames import Frame
 from actloop.errors import ConfigError
-from actloop.protocol.action_space import ActionSpace
-from actloop.protocol.decisions import EnvAction
-from actloop.protocol.observation import Frame
-from actloop.protocol.step import StepResult
 from actloop.runtime.factory import resolve_factory
 from actloop.runtime.proxy import EnvProxy
 
@@ -66,13 +63,13 @@ class _Host:
     def __init__(self, factory: str, kwargs: dict[str, Any]) -> None:
         self.env = resolve_factory(factory)(**kwargs)
 
-    def describe(self) -> tuple[ActionSpace, str, int]:
+    def describe(self) -> tuple[Any, str, int]:
         return self.env.action_space, self.env.instruction, self.env.budget
 
-    def reset(self) -> StepResult:
+    def reset(self) -> Any:
         return self.env.reset()
 
-    def step(self, action: EnvAction) -> StepResult:
+    def step(self, action: Any) -> Any:
         return self.env.step(action)
 
     def frames_at(self, step: int) -> tuple[Frame, ...] | None:
@@ -93,7 +90,7 @@ def _remote_host() -> Any:
 
 
 class RayEnv(EnvProxy):
-    """An :class:`~actloop.protocol.environment.Environment` running in a Ray actor."""
+    """An :class:`~actloop.core.environment.Environment` running in a Ray actor."""
 
     def __init__(self, factory: str, kwargs: dict[str, Any], *, timeout: float | None = None) -> None:
         import ray

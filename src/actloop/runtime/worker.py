@@ -76,7 +76,7 @@ def _serve(conn: Connection, factory: str, kwargs: dict[str, Any]) -> None:
 
 
 class EnvWorker(EnvProxy):
-    """An :class:`~actloop.protocol.environment.Environment` running in a spawned process.
+    """An :class:`~actloop.core.environment.Environment` running in a spawned process.
 
     ``factory`` is ``"package.module:Name"``; ``kwargs`` are passed to it in the child. ``timeout``
     bounds every call (including construction) in seconds; ``None`` waits as long as the child lives.

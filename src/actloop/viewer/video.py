@@ -10,6 +10,8 @@ import imageio.v2 as imageio
 import numpy as np
 from PIL import Image
 
+from actloop.errors import RecordError
+
 VIDEO_FILE = "episode.mp4"
 FRAMES_PER_STEP_S = 0.5
 _FRAME = re.compile(r"step(\d+)_(.+)\.png$")
@@ -38,7 +40,7 @@ def write_episode_video(record_dir: Path) -> Path:
         if match:
             by_step[int(match.group(1))].append(path)
     if not by_step:
-        raise FileNotFoundError(f"{record_dir} has no frames to make a video from")
+        raise RecordError(f"{record_dir} has no frames to make a video from")
     images = [_tile([np.asarray(Image.open(p).convert("RGB")) for p in by_step[s]]) for s in sorted(by_step)]
     path = record_dir / VIDEO_FILE
     imageio.mimwrite(path, images, fps=1 / FRAMES_PER_STEP_S, macro_block_size=1)

@@ -1,0 +1,99 @@
+"""``actloop run``: evaluate models on verified seeds (a thin shell over :func:`actloop.evaluate`)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from actloop.agent.options import DEFAULT_CONTEXT_LIMIT
+from actloop.cli.common import (
+    DEFAULT_SUMMARIES,
+    add_model_arguments,
+    add_suite_argument,
+    csv,
+    error_line,
+    generation,
+    model_args,
+    positive_int,
+    print_results,
+    say,
+)
+from actloop.records.table import EPISODES_TABLE, write_episode_table
+from actloop.runs.plan import RunPlan, evaluate
+
+
+def add_parser(sub: Any) -> None:
+    p = sub.add_parser("run", help="evaluate models on verified seeds (resumes an earlier run)")
+    add_suite_argument(p)
+    p.add_argument("--tasks", required=True, help="comma-separated task names, or 'all'")
+    p.add_argument(
+        "--seeds", type=positive_int, default=20, help="use the first N verified seeds of each task"
+    )
+    p.add_argument("--seed-list", help="comma-separated explicit seeds (must be verified seeds)")
+    p.add_argument("--runs", type=positive_int, default=1, help="independent runs over the same seeds")
+    add_model_arguments(p, "Inspect model(s), comma-separated, e.g. actloop/baseline,openai/gpt-4o")
+    p.add_argument("--protocol", help="observation protocol(s), comma-separated (default: the suite's first)")
+    p.add_argument(
+        "--summary",
+        default="none",
+        metavar="own|shared:MODEL|none",
+        help="demonstration summary in the prompt (comma-separated for several conditions)",
+    )
+    p.add_argument(
+        "--retry-errors", action="store_true", help="on resume, also rerun episodes that ended in an error"
+    )
+    p.add_argument("--summaries", type=Path, default=DEFAULT_SUMMARIES, help="summary store (see learn)")
+    p.add_argument(
+        "--context-limit", type=int, default=DEFAULT_CONTEXT_LIMIT, help="the model's context size in tokens"
+    )
+    p.add_argument("--price-in", type=float, help="USD per million input tokens, for the recorded cost")
+    p.add_argument("--price-out", type=float, help="USD per million output tokens")
+    p.add_argument(
+        "--workers", type=positive_int, default=1, help="episodes run at once, each in its own process"
+    )
+    p.add_argument(
+        "--ray",
+        metavar="ADDRESS",
+        help="run environments as actors on the Ray cluster at ADDRESS ('local' starts one on this machine)",
+    )
+    p.add_argument("--out", type=Path, required=True, help="output directory")
+    p.set_defaults(handler=command)
+
+
+def plan_from(args: argparse.Namespace) -> RunPlan:
+    seeds: int | list[int] = args.seeds
+    if args.seed_list:
+        seeds = [int(s) for s in csv(args.seed_list)]
+    return RunPlan(
+        models=csv(args.model),
+        out=args.out,
+        suite=args.suite,
+        tasks=args.tasks,
+        seeds=seeds,
+        runs=args.runs,
+        protocols=csv(args.protocol) if args.protocol else None,
+        summaries=csv(args.summary),
+        workers=args.workers,
+        model_args=model_args(args.model_arg),
+        model_base_url=args.model_base_url,
+        generation=generation(args),
+        context_limit=args.context_limit,
+        price_in=args.price_in,
+        price_out=args.price_out,
+        summary_store=args.summaries,
+        retry_errors=args.retry_errors,
+        ray=args.ray,
+    )
+
+
+def command(args: argparse.Namespace) -> int:
+    outcome = evaluate(plan_from(args), log=say)
+    if outcome.stopped is not None:
+        error_line(f"{outcome.stopped.model}: {outcome.stopped.error}")
+        say("fix the configuration and rerun: these episodes will run again")
+        return 1
+    print_results(outcome.rows)
+    table = args.out / EPISODES_TABLE
+    say(f"episode table ({write_episode_table(outcome.dirs, table)} rows): {table}")
+    return 0

@@ -1,0 +1,35 @@
+"""``actloop tasks``: every installed suite's tasks with arm count, budget and verified seeds."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from rich.table import Table
+
+from actloop.cli.common import console
+from actloop.core.suite import get_suite, suites
+from actloop.errors import ConfigError
+
+
+def add_parser(sub: Any) -> None:
+    p = sub.add_parser("tasks", help="list each suite's tasks with arm count, budget and verified seeds")
+    p.add_argument("--suite", help="only this suite (default: every installed suite)")
+    p.set_defaults(handler=command)
+
+
+def command(args: argparse.Namespace) -> int:
+    chosen = [get_suite(args.suite)] if args.suite else list(suites().values())
+    for suite in chosen:
+        table = Table(title=f"{suite.name}: {suite.title} (protocols: {', '.join(suite.protocols)})")
+        for col in ("task", "arms", "budget", "verified seeds", "instruction"):
+            table.add_column(col)
+        for name in suite.task_names():
+            info = suite.task_info(name)
+            try:
+                seeds = str(len(suite.verified_seeds(name)))
+            except ConfigError:
+                seeds = "none"
+            table.add_row(name, str(info.arms), str(info.budget), seeds, info.instruction)
+        console.print(table)
+    return 0

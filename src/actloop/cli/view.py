@@ -1,0 +1,31 @@
+"""``actloop view``: the trajectory viewer (and optionally an MP4) of one episode record."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from actloop.cli.common import say
+from actloop.errors import RecordError
+from actloop.records.recorder import EVENTS_FILE
+
+
+def add_parser(sub: Any) -> None:
+    p = sub.add_parser("view", help="write the trajectory viewer (viewer.html) of one episode record")
+    p.add_argument("record_dir", type=Path, metavar="RECORD_DIR", help="an episode's record directory")
+    p.add_argument("--mp4", action="store_true", help="also write episode.mp4 of the clean frames")
+    p.set_defaults(handler=command)
+
+
+def command(args: argparse.Namespace) -> int:
+    from actloop.viewer import write_viewer
+
+    if not (args.record_dir / EVENTS_FILE).is_file():
+        raise RecordError(f"{args.record_dir} holds no {EVENTS_FILE}: not an episode record")
+    say(str(write_viewer(args.record_dir)))
+    if args.mp4:
+        from actloop.viewer.video import write_episode_video
+
+        say(str(write_episode_video(args.record_dir)))
+    return 0

@@ -1,0 +1,1 @@
+"""Suite-neutral building blocks: the suite interface and registry, environments, result rows."""

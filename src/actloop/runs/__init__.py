@@ -1,0 +1,1 @@
+"""Runs: plans, the run matrix and resume, and running episodes through Inspect."""

@@ -1,0 +1,194 @@
+"""Run matrices: several models × protocols × summary conditions over the same episodes, resumable.
+
+Each condition writes to its own directory (``<out>/<model>__<protocol>__<summary>`` when the matrix has
+more than one condition, ``<out>`` itself otherwise). ``results.jsonl`` is the source of truth: rerunning
+the same command runs only the episodes without a row, so a killed run loses nothing and duplicates
+nothing. An episode cut off mid-way has no row and is rerun from scratch (its record directory is
+replaced). Episodes that ended in ``infra_error`` or ``error`` are rerun only on request.
+
+A directory belongs to one condition: ``condition.json`` records the model, protocol, summary, model
+arguments, endpoint, generation settings and actloop version, and a run for anything else into the
+same directory is refused rather than reported with the old results. One run at a time may write to an
+output directory (an exclusive lock on ``.actloop.lock``).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import shutil
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from actloop.agent.solver import EPISODES_DIR
+from actloop.core.result import Condition, ResultRow
+from actloop.errors import ConfigError, OutputBusy
+from actloop.records.results import counted_rows, read_results
+from actloop.sim.fingerprint import actloop_version
+
+Episode = tuple[str, int, int]
+CONDITION_FILE = "condition.json"
+LOCK_FILE = ".actloop.lock"
+
+
+def conditions(models: list[str], protocols: list[str], summaries: list[str]) -> list[Condition]:
+    return [Condition(m, p, s) for m in models for p in protocols for s in summaries]
+
+
+def condition_dir(out: Path, condition: Condition, matrix: list[Condition]) -> Path:
+    return out if len(matrix) == 1 else out / condition.slug
+
+
+def describe(condition: Condition, settings: dict[str, Any]) -> dict[str, Any]:
+    """What a condition's output directory holds: the condition, how the model is called, the version.
+
+    ``settings`` are the model arguments, endpoint and generation settings of the run.
+    """
+    return {
+        "model": condition.model,
+        "protocol": condition.protocol,
+        "summary": condition.summary,
+        **{key: settings[key] for key in sorted(settings)},
+        "actloop": actloop_version(),
+    }
+
+
+def claim(out_dir: Path, description: dict[str, Any]) -> None:
+    """Mark ``out_dir`` as holding ``description``'s condition, or refuse a directory holding another.
+
+    A directory made before ``condition.json`` existed is judged by the model, protocol and summary of
+    its result rows.
+    """
+    path = out_dir / CONDITION_FILE
+    recorded: dict[str, Any] | None = None
+    keys: set[str] = set(description)
+    if path.exists():
+        recorded = json.loads(path.read_text())
+        keys |= set(recorded)
+    elif rows := read_results(out_dir).rows:
+        keys = {"model", "protocol", "summary"}
+        last = rows[-1]
+        recorded = {"model": last.model, "protocol": last.protocol, "summary": last.summary}
+    if recorded is not None:
+        differ = sorted(k for k in keys if recorded.get(k) != description.get(k))
+        if differ:
+            changes = "; ".join(f"{k}: {recorded.get(k)!r} there, {description.get(k)!r} now" for k in differ)
+            raise ConfigError(
+                f"{out_dir} holds the results of another condition ({changes}). Use another --out, or give "
+                "several values (e.g. --protocol active,passive) to run a matrix with one directory each."
+            )
+    path.write_text(json.dumps(description, indent=2) + "\n")
+
+
+@contextmanager
+def output_lock(out: Path) -> Iterator[None]:
+    """Hold the output directory's run lock; raises :class:`OutputBusy` if another run holds it."""
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        fd = os.open(out / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as err:
+        raise ConfigError(f"cannot write to the output directory {out}: {err.strerror}") from None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise OutputBusy(
+                f"another actloop run is writing to {out}; wait for it to finish or choose another --out"
+            ) from None
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock
+
+
+def pending(episodes: list[Episode], out_dir: Path, retry_errors: bool) -> list[Episode]:
+    """The episodes of ``episodes`` that ``out_dir`` has no result row for (or only an error row).
+
+    Rows of configuration failures (a wrong key or model name) never count as done.
+    """
+    done = set()
+    for row in read_results(out_dir).rows:
+        if row.error_kind == "configuration" or (retry_errors and row.failed):
+            continue
+        done.add(row.episode)
+    return [e for e in episodes if e not in done]
+
+
+@dataclass
+class Tally:
+    done: int = 0
+    successes: int = 0
+    errors: int = 0
+
+
+def discard_cut_off_records(out_dir: Path, episodes: list[Episode]) -> list[Path]:
+    """Delete the record directories of ``episodes`` that no result row refers to: episodes cut off
+    mid-way by a killed run, about to be rerun from scratch. Returns what was deleted."""
+    referenced = {
+        (out_dir / row.record_dir).resolve() for row in read_results(out_dir).rows if row.record_dir
+    }
+    deleted = []
+    for task, seed, run in episodes:
+        base = f"{task}__seed{seed}__run{run}"
+        for record in sorted((out_dir / EPISODES_DIR).glob(f"{base}*")):
+            suffix = record.name.removeprefix(base)
+            own = suffix == "" or (suffix.startswith("-") and suffix[1:].isdigit())  # not run10, run1-x
+            if own and record.is_dir() and record.resolve() not in referenced:
+                shutil.rmtree(record)
+                deleted.append(record)
+    return deleted
+
+
+def episode_rows(out_dir: Path, episodes: set[Episode]) -> list[ResultRow]:
+    """The result row that counts for each of ``episodes`` in ``out_dir`` (``records.results`` policy)."""
+    return [row for row in counted_rows(out_dir) if row.episode in episodes]
+
+
+def tally(out_dirs: list[Path], episodes: set[Episode]) -> Tally:
+    """Counts over the matrix's result rows for ``episodes`` (one row per episode, as the report counts)."""
+    result = Tally()
+    for out_dir in out_dirs:
+        rows = episode_rows(out_dir, episodes)
+        result.done += len(rows)
+        result.successes += sum(r.success for r in rows)
+        result.errors += sum(r.failed for r in rows)
+    return result
+
+
+@contextmanager
+def progress(
+    log: Callable[[str], None], out_dirs: list[Path], episodes: set[Episode], every_s: float = 5.0
+) -> Iterator[None]:
+    """Print done/total, successes, errors, elapsed time and ETA while the block runs."""
+    total = len(out_dirs) * len(episodes)
+    start_done = tally(out_dirs, episodes).done
+    started = time.monotonic()
+    stop = threading.Event()
+
+    def report() -> None:
+        t = tally(out_dirs, episodes)
+        elapsed = time.monotonic() - started
+        new = t.done - start_done
+        eta = f"{(total - t.done) * elapsed / new:.0f}s" if new else "-"
+        log(
+            f"progress: {t.done}/{total} episodes, {t.successes} successes, {t.errors} errors, "
+            f"elapsed {elapsed:.0f}s, ETA {eta}"
+        )
+
+    def loop() -> None:
+        while not stop.wait(every_s):
+            report()
+
+    thread = threading.Thread(target=loop, daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
+        report()

@@ -1,0 +1,171 @@
+"""The run API: a :class:`RunPlan` (suite, episodes, conditions, how models are called) and
+:func:`evaluate`, which runs it, resuming whatever an earlier run of the same plan left undone.
+
+Conditions are models × protocols × summary conditions; each has its own output directory
+(:mod:`actloop.runs.matrix`), claimed for that condition, under a lock on the output directory.
+``results.jsonl`` is the source of truth: evaluating the same plan again runs only the episodes without
+a row (and configuration failures), so a killed run loses nothing and duplicates nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from actloop.agent.options import DEFAULT_CONTEXT_LIMIT, HarnessOptions
+from actloop.agent.task import Episode, select_episodes
+from actloop.core.result import NO_SUMMARY, Condition, ResultRow
+from actloop.core.suite import get_suite
+from actloop.errors import ConfigError
+from actloop.runs import matrix
+from actloop.runs.inspect_run import check_model, run_episodes
+from actloop.runtime.make import Isolation
+
+DEFAULT_SUMMARIES = Path("runs/summaries")
+GENERATION_SETTINGS = ("temperature", "max_tokens", "max_retries", "timeout")
+
+
+@dataclass(frozen=True)
+class RunPlan:
+    """Everything that decides what a run does. ``seeds``: the first N verified seeds of each task, an
+    explicit list of verified seeds, or None for all of them. ``protocols`` default to the suite's first.
+    ``generation`` holds provider settings (``temperature``, ``max_tokens``, ``max_retries``,
+    ``timeout``). ``env_factory`` replaces the suite's environment (for tests)."""
+
+    models: list[str]
+    out: Path
+    suite: str = "vabench"
+    tasks: str | list[str] = "all"
+    seeds: int | list[int] | None = None
+    runs: int = 1
+    protocols: list[str] | None = None
+    summaries: list[str] = field(default_factory=lambda: [NO_SUMMARY])
+    workers: int = 1
+    model_args: dict[str, Any] = field(default_factory=dict)
+    model_base_url: str | None = None
+    generation: dict[str, Any] = field(default_factory=dict)
+    context_limit: int = DEFAULT_CONTEXT_LIMIT
+    price_in: float | None = None
+    price_out: float | None = None
+    summary_store: Path = DEFAULT_SUMMARIES
+    retry_errors: bool = False
+    ray: str | None = None
+    isolation: Isolation = "process"
+    env_factory: str | None = None
+    env_timeout: float | None = None
+
+    def episodes(self) -> list[Episode]:
+        """``(task, seed, run)`` of every episode each condition runs."""
+        return select_episodes(self.suite, self.tasks, self.seeds, self.runs)
+
+    def conditions(self) -> list[Condition]:
+        suite = get_suite(self.suite)
+        protocols = self.protocols or [suite.protocols[0]]
+        unknown = sorted(set(protocols) - set(suite.protocols))
+        if unknown:
+            raise ConfigError(f"unknown protocol(s) {unknown}; {suite.name} has {', '.join(suite.protocols)}")
+        if not self.models:
+            raise ConfigError("no model given")
+        if self.workers < 1:
+            raise ConfigError(f"workers must be at least 1, got {self.workers}")
+        return matrix.conditions(self.models, protocols, self.summaries)
+
+    def settings(self) -> dict[str, Any]:
+        """How the models are called: recorded with each condition, and part of what a resume must match."""
+        unknown = sorted(set(self.generation) - set(GENERATION_SETTINGS))
+        if unknown:
+            raise ConfigError(
+                f"unknown generation settings {unknown}; known: {', '.join(GENERATION_SETTINGS)}"
+            )
+        return {
+            "model_args": self.model_args,
+            "model_base_url": self.model_base_url,
+            "generation": self.generation,
+        }
+
+
+@dataclass
+class RunOutcome:
+    """What :func:`evaluate` returns: the counted row of every planned episode of every condition that
+    ran, the condition directories, and the configuration failure that stopped the run, if one did."""
+
+    rows: list[ResultRow]
+    dirs: list[Path]
+    stopped: ResultRow | None = None
+
+
+Log = Callable[[str], None]
+
+
+def evaluate(plan: RunPlan, log: Log = lambda line: None, progress_every_s: float = 5.0) -> RunOutcome:
+    """Run ``plan``; episodes already recorded in its output directories are not run again.
+
+    ``log`` receives progress lines. A configuration failure (a wrong key, model or endpoint) stops the
+    run after the condition it hit; its episodes run again next time.
+    """
+    suite = get_suite(plan.suite)
+    episodes = plan.episodes()
+    matrix_conditions = plan.conditions()
+    settings = plan.settings()
+    tasks = sorted({task for task, _, _ in episodes})
+    harnesses = [
+        _harness(plan, c, suite.summaries(c.summary, c.model, tasks, plan.summary_store))
+        for c in matrix_conditions
+    ]
+    for model in dict.fromkeys(c.model for c in matrix_conditions):  # a missing key fails before any episode
+        check_model(model, plan.model_args, plan.model_base_url)
+    dirs = [matrix.condition_dir(plan.out, c, matrix_conditions) for c in matrix_conditions]
+    isolation = plan.isolation
+    if plan.ray:
+        from actloop.runtime.ray_actor import connect
+
+        connect(plan.ray)
+        isolation = "ray"
+    log(f"{len(matrix_conditions)} condition(s) x {len(episodes)} episode(s) -> {plan.out}")
+    stopped: ResultRow | None = None
+    with matrix.output_lock(plan.out):
+        for condition, out_dir in zip(matrix_conditions, dirs, strict=True):
+            out_dir.mkdir(parents=True, exist_ok=True)
+            matrix.claim(out_dir, matrix.describe(condition, settings))
+        with matrix.progress(log, dirs, set(episodes), every_s=progress_every_s):
+            for condition, harness, out_dir in zip(matrix_conditions, harnesses, dirs, strict=True):
+                todo = matrix.pending(episodes, out_dir, plan.retry_errors)
+                if len(todo) < len(episodes):
+                    log(f"{condition.slug}: {len(episodes) - len(todo)} episode(s) already recorded")
+                if not todo:
+                    continue
+                matrix.discard_cut_off_records(out_dir, todo)
+                workers = f"{plan.workers} worker(s)"
+                log(f"running {len(todo)} episode(s) of {condition.model} with {workers} -> {out_dir}")
+                ran = run_episodes(
+                    plan.suite,
+                    todo,
+                    condition.model,
+                    plan.model_args,
+                    out_dir,
+                    workers=plan.workers,
+                    protocol=condition.protocol,
+                    env_factory=plan.env_factory,
+                    isolation=isolation,
+                    model_base_url=plan.model_base_url,
+                    env_timeout=plan.env_timeout,
+                    harness=harness,
+                    **plan.generation,
+                )
+                stopped = next((r for r in ran if r.error_kind == "configuration"), None)
+                if stopped is not None:
+                    break
+    rows = [row for out_dir in dirs for row in matrix.episode_rows(out_dir, set(episodes))]
+    return RunOutcome(rows, dirs, stopped)
+
+
+def _harness(plan: RunPlan, condition: Condition, summaries: dict[str, str]) -> HarnessOptions:
+    return HarnessOptions(
+        context_limit=plan.context_limit,
+        price_in=plan.price_in,
+        price_out=plan.price_out,
+        summary=condition.summary,
+        summaries=summaries,
+    )

@@ -1,0 +1,1 @@
+"""Suites: each registers itself through the ``actloop.suites`` entry point."""

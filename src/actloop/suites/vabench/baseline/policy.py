@@ -1,0 +1,345 @@
+"""The baseline's decision loop: survey, perceive, then work through a plan of metric waypoints.
+
+Each turn reads the conversation, resumes the plan stored in the previous decision's reason, and
+emits the next decision. The plan is a list of steps:
+
+- ``move``: bring GC to a target (axes in a given order, each command at most 100 mm);
+- ``turn``: turn the downward gripper about its approach axis so the closing axis has a heading;
+- ``grip``: open or close; ``look``: a semantic camera view;
+- ``survey``, ``measure``: read the frame just taken and expand the plan from what it shows;
+- ``probe``: descend in small steps down to a floor (the episode ends when a press registers);
+- ``retry``: reached only when the task has not ended: start over (up to three attempts).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from inspect_ai.model import ChatMessage
+
+from actloop.suites.vabench.baseline import views
+from actloop.suites.vabench.baseline.conversation import Proprio, Turn, emit, read_turn
+from actloop.suites.vabench.baseline.learner import decide_learning, is_learning
+from actloop.suites.vabench.baseline.perception import (
+    TABLE_Z,
+    Seen,
+    ends_along_axis,
+    find,
+    seen_from_topdown,
+    top_height_from_side,
+)
+from actloop.suites.vabench.baseline.recipes import Recipe, recipe_for
+
+SURVEY_GC = (0.25, -0.32, 1.12)
+HOVER_M = 0.08
+CARRY_Z = 0.92
+LIFT_M = 0.08
+MAX_ATTEMPTS = 3
+MOVE_TOLERANCE_M = 0.0015
+MAX_TRIES_PER_STEP = 20  # actions spent on one plan step before it is abandoned
+MIN_GRASP_Z = TABLE_Z + 0.013
+PLACE_CLEARANCE_M = 0.006
+LEAN_DEG = 30.0  # the published lean of the leaning-pen task
+UPRIGHT_GRASP_BELOW_TOP_M = 0.03
+PRESS_HOVER_Z = TABLE_Z + 0.14  # above any bell, so the descent starts in free space
+PROBE_STEP_M = 0.008
+PAD_TOP_M = 0.006  # a target pad is a thin sheet on the table
+BOWL_VIEW_HEIGHT_M = 0.025  # the bowl's visible ring averages to its centre about this high
+BELL_VIEW_HEIGHT_M = (
+    0.02  # a bell's coloured part (base ring or dome) seen from above centres about this high
+)
+HAMMER_GRIP_FROM_HEAD_M = 0.03  # grip the handle this far from where it meets the head
+HAMMER_HEAD_HALF_WIDTH_M = 0.015
+BOWL_DROP_M = 0.035  # release a cube this far above the table inside a bowl
+MAX_EXPANSIONS = 20
+
+
+def decide(messages: list[ChatMessage]) -> str:
+    """The next decision as JSON text, from the conversation so far."""
+    if is_learning(messages):
+        return decide_learning(messages)
+    turn = read_turn(messages)
+    if turn is None:
+        return emit({"stop": True}, {}, "no observation with right-arm proprioception to act on")
+    recipe = recipe_for(turn.instruction)
+    if recipe is None:
+        return emit({"stop": True}, {}, "the baseline has no procedure for this instruction")
+    state = turn.state or {"plan": _start_plan(), "attempt": 1, "tries": 0, "mem": {}}
+    return _advance(state, turn, recipe)
+
+
+def _start_plan() -> list[dict]:
+    return [
+        _mv(list(SURVEY_GC), "zyx", "clear the view of the table"),
+        {"op": "look", "view": "topdown"},
+        {"op": "survey"},
+    ]
+
+
+def _advance(state: dict, turn: Turn, recipe: Recipe) -> str:
+    plan: list[dict] = state["plan"]
+    if turn.planner_failed and plan and plan[0]["op"] in ("move", "turn"):
+        plan.pop(0)  # the executor refused this waypoint: skip it rather than repeat it
+        state["tries"] = 0
+    for _ in range(MAX_EXPANSIONS):
+        if not plan:
+            return emit({"stop": True}, {"plan": []}, "plan finished")
+        step = plan[0]
+        action, why = _act(step, state, turn, recipe)
+        if action is not None:
+            state["tries"] += 1
+            if state["tries"] > MAX_TRIES_PER_STEP:
+                plan.pop(0)
+                state["tries"] = 0
+                continue
+            return emit(action, state, why)
+        plan.pop(0)
+        state["tries"] = 0
+    return emit({"stop": True}, {"plan": []}, "could not make progress")
+
+
+def _act(step: dict, state: dict, turn: Turn, recipe: Recipe) -> tuple[dict | None, str]:
+    """The action for a plan step, or (None, "") when the step is complete (or only expands the plan)."""
+    p = turn.proprio
+    match step["op"]:
+        case "move":
+            return _move_action(step, p)
+        case "turn":
+            return _turn_action(step["heading"], step["sym"], p)
+        case "grip" if state["tries"] == 0:  # one-shot steps are complete once issued
+            return {"action": f"gripper.{step['cmd']}"}, step.get("why", f"{step['cmd']} the gripper")
+        case "look" if state["tries"] == 0 and not turn.passive:  # passive: every view is already here
+            return {"action": f"camera.view_{step['view']}"}, f"look {step['view']}"
+        case "probe" if p.gc[2] - PROBE_STEP_M >= step["floor"] and not turn.planner_failed:
+            # the episode ends as soon as the press registers, so keep feeling downwards until then
+            action = {
+                "action": "gripper.move_world",
+                "axis": "z",
+                "sign": "-",
+                "distance_mm": PROBE_STEP_M * 1000,
+            }
+            return action, step["why"]
+        case "survey":
+            state["plan"][1:1] = _survey(turn, recipe, state["mem"])
+        case "measure":
+            state["plan"][1:1] = _measure(turn, recipe, state["mem"])
+        case "retry":
+            if state["attempt"] >= MAX_ATTEMPTS:
+                state["plan"][1:] = [{"op": "stop"}]
+            else:
+                state["attempt"] += 1
+                state["mem"] = {}
+                state["plan"][1:] = [
+                    {"op": "grip", "cmd": "open", "why": "the task has not ended: release and try again"},
+                    _mv([None, None, SURVEY_GC[2]], "z", "rise to look again"),
+                    *_start_plan(),
+                ]
+        case "stop":
+            return {"stop": True}, "attempts exhausted"
+    return None, ""
+
+
+def _mv(to: list, order: str, why: str = "") -> dict:
+    """A ``move`` plan step: bring GC to ``to`` (None keeps an axis) along the axes in ``order``."""
+    return {"op": "move", "to": [None if v is None else float(v) for v in to], "order": order, "why": why}
+
+
+def _move_action(step: dict, p: Proprio) -> tuple[dict | None, str]:
+    for axis in step["order"]:
+        i = "xyz".index(axis)
+        target = step["to"][i]
+        if target is None:
+            continue
+        delta = float(target) - float(p.gc[i])
+        if abs(delta) >= MOVE_TOLERANCE_M:
+            mm = max(-100.0, min(100.0, 1000.0 * delta))
+            action = {
+                "action": "gripper.move_world",
+                "axis": axis,
+                "sign": "+" if mm > 0 else "-",
+                "distance_mm": round(max(1.0, abs(mm)), 1),
+            }
+            return action, step["why"] or f"move along {axis}"
+    return None, ""
+
+
+def _turn_action(heading: float, symmetry_deg: float, p: Proprio) -> tuple[dict | None, str]:
+    current = math.atan2(float(p.ry[1]), float(p.ry[0]))
+    sym = math.radians(symmetry_deg)
+    turn = (heading - current + sym / 2) % sym - sym / 2
+    if abs(math.degrees(turn)) < 1.0:
+        return None, ""
+    angle = -math.degrees(turn)  # pointing down, +rx turns the gripper clockwise seen from above
+    action = {
+        "action": "gripper.rotate_local",
+        "axis": "rx",
+        "sign": "+" if angle > 0 else "-",
+        "angle_deg": round(min(90.0, abs(angle)), 1),
+    }
+    return action, "turn the fingers across the object"
+
+
+# --- plan construction from what the frames show ---
+
+
+def _survey(turn: Turn, recipe: Recipe, mem: dict) -> list[dict]:
+    image = turn.view("topdown")
+    if image is None:
+        return [{"op": "stop"}]
+    camera = views.topdown(turn.proprio.gc, image.shape[1], image.shape[0])
+    exclude = tuple(c for c in (recipe.goal_colour, recipe.support_colour) if c)
+    region = find(image, recipe.colour, exclude)
+    if region is None:
+        return [{"op": "stop"}]
+    target = seen_from_topdown(camera, region, square=recipe.shape == "cube")
+    goal = _goal(image, camera, recipe)
+    if recipe.procedure != "grasp" and goal is None and recipe.goal is not None:
+        return [{"op": "stop"}]
+    mem["goal"] = goal
+    match recipe.shape:
+        case "cube":
+            grasp_z = max(TABLE_Z + target.thickness / 2, MIN_GRASP_Z)
+            return _grasp(target.xy, target.heading, 90.0, grasp_z) + _after_grasp(recipe, mem, grasp_z)
+        case "lying":
+            grasp_z = max(TABLE_Z + target.thickness / 2, MIN_GRASP_Z)
+            across = target.heading + math.pi / 2
+            return _grasp(target.xy, across, 180.0, grasp_z) + _after_grasp(recipe, mem, grasp_z)
+        case "leaning":
+            return _leaning_grasp(image, camera, recipe, target)
+        case "hammer":
+            return _hammer_grasp(image, camera, recipe, target, mem)
+        case "bell":  # concentric base, dome and button: the region's centre is the button's
+            x, y = (
+                float(v) for v in camera.point_at_height(region.u, region.v, TABLE_Z + BELL_VIEW_HEIGHT_M)[:2]
+            )
+            return [
+                {"op": "grip", "cmd": "close", "why": "close the fingers to press with them"},
+                _mv([x, y, PRESS_HOVER_Z], "xyz", "hover above the bell's centre"),
+                {"op": "probe", "floor": MIN_GRASP_Z, "why": "feel downwards for the button"},
+                {"op": "retry"},
+            ]
+        case "upright":
+            mem["xy"] = [float(v) for v in target.xy]
+            mem["heading"] = target.heading
+            return [
+                _mv([*mem["xy"], SURVEY_GC[2] - 0.05], "xyz", "go above it"),
+                {"op": "look", "view": "side"},
+                {"op": "measure"},
+            ]
+    return [{"op": "stop"}]
+
+
+def _goal(image: np.ndarray, camera: views.Pinhole, recipe: Recipe) -> dict | None:
+    if recipe.goal is None:
+        return None
+    region = find(image, recipe.goal_colour, tuple(c for c in (recipe.colour,) if c))
+    if region is None:
+        return None
+    if recipe.goal in ("cube", "block"):  # as tall as it is wide
+        seen = seen_from_topdown(camera, region, square=True)
+        xy, top = seen.xy, TABLE_Z + seen.thickness
+    else:  # a flat pad, or a bowl seen as the disc of its floor and wall
+        top = TABLE_Z + (PAD_TOP_M if recipe.goal == "pad" else BOWL_VIEW_HEIGHT_M)
+        xy = camera.point_at_height(region.u, region.v, top)[:2]
+    return {"xy": [float(v) for v in xy], "top": float(top)}
+
+
+def _grasp(xy: np.ndarray, heading: float, sym: float, grasp_z: float) -> list[dict]:
+    x, y = float(xy[0]), float(xy[1])
+    return [
+        {"op": "turn", "heading": heading, "sym": sym},
+        _mv([x, y, grasp_z + HOVER_M], "xyz", "hover above the object"),
+        _mv([x, y, grasp_z], "z", "descend to grasp height"),
+        {"op": "grip", "cmd": "close", "why": "close on the object"},
+    ]
+
+
+def _after_grasp(recipe: Recipe, mem: dict, grasp_z: float) -> list[dict]:
+    """Lift, and for placements carry the object over the goal, lower it and let go."""
+    lift = [_mv([None, None, grasp_z + LIFT_M], "z", "lift the object")]
+    goal = mem.get("goal")
+    if recipe.procedure != "place" or goal is None:
+        return [*lift, {"op": "retry"}]
+    held = grasp_z - TABLE_Z  # GC height above the object's bottom
+    gx, gy = goal["xy"]
+    bottom = TABLE_Z + BOWL_DROP_M if recipe.goal == "bowl" else goal["top"] + PLACE_CLEARANCE_M
+    release = bottom + held
+    carry = max(CARRY_Z, release + 0.03, grasp_z + LIFT_M)
+    return [
+        _mv([None, None, carry], "z", "lift the object clear"),
+        _mv([gx, gy, carry], "xy", "carry it over the goal"),
+        _mv([gx, gy, release], "z", "lower it onto the goal"),
+        {"op": "grip", "cmd": "open", "why": "release it"},
+        _mv([None, None, release + 0.05], "z", "back away"),
+        {"op": "retry"},
+    ]
+
+
+def _leaning_grasp(image: np.ndarray, camera: views.Pinhole, recipe: Recipe, pen: Seen) -> list[dict]:
+    support = find(image, recipe.support_colour, (recipe.colour,) if recipe.colour else ())
+    if support is None:
+        return [{"op": "stop"}]
+    cube = seen_from_topdown(camera, support, square=True)
+    a, b = ends_along_axis(camera, pen.region, TABLE_Z + 0.01)
+    low, high = (a, b) if np.linalg.norm(a - cube.xy) > np.linalg.norm(b - cube.xy) else (b, a)
+    direction = (high - low) / max(np.linalg.norm(high - low), 1e-6)
+    along = 0.04
+    xy = low + along * direction
+    grasp_z = max(TABLE_Z + 0.008 + along * math.tan(math.radians(LEAN_DEG)), MIN_GRASP_Z)
+    return _grasp(xy, pen.heading + math.pi / 2, 180.0, grasp_z) + _after_grasp(recipe, {}, grasp_z)
+
+
+def _hammer_grasp(
+    image: np.ndarray, camera: views.Pinhole, recipe: Recipe, handle: Seen, mem: dict
+) -> list[dict]:
+    """Grasp the handle next to the head, lift, bring the head over the block and lower it onto it.
+
+    The head is found by its colour when the instruction names one; otherwise it is taken to lie at the
+    handle's far end (away from the robot), as in the task's demonstration.
+    """
+    goal = mem.get("goal")
+    if goal is None:
+        return [{"op": "stop"}]
+    a, b = ends_along_axis(camera, handle.region, TABLE_Z + handle.thickness)
+    head_region = None
+    if recipe.support_colour is not None:
+        others = tuple(c for c in (recipe.colour, recipe.goal_colour) if c)
+        head_region = find(image, recipe.support_colour, others)
+    if head_region is not None:
+        head_xy = seen_from_topdown(camera, head_region, square=False).xy
+        near, far = (a, b) if np.linalg.norm(a - head_xy) < np.linalg.norm(b - head_xy) else (b, a)
+    else:
+        near, far = (a, b) if a[1] > b[1] else (b, a)
+        head_xy = near + HAMMER_HEAD_HALF_WIDTH_M * (near - far) / max(np.linalg.norm(near - far), 1e-6)
+    direction = (far - near) / max(np.linalg.norm(far - near), 1e-6)
+    xy = near + HAMMER_GRIP_FROM_HEAD_M * direction
+    grasp_z = max(TABLE_Z + handle.thickness / 2, MIN_GRASP_Z)
+    gx, gy = np.asarray(goal["xy"]) - (head_xy - xy)
+    held = grasp_z - TABLE_Z  # the head's underside is this far below GC while it is held level
+    return [
+        *_grasp(xy, handle.heading + math.pi / 2, 180.0, grasp_z),
+        _mv([None, None, CARRY_Z + 0.04], "z", "lift the hammer"),
+        _mv([gx, gy, None], "xy", "bring the head over the block"),
+        _mv([None, None, goal["top"] + held + 0.02], "z", "lower the head towards the block"),
+        {"op": "probe", "floor": goal["top"] + held - 0.02, "why": "strike the block"},
+        {"op": "retry"},
+    ]
+
+
+def _measure(turn: Turn, recipe: Recipe, mem: dict) -> list[dict]:
+    image = turn.view("side")
+    if image is None or "xy" not in mem:
+        return [{"op": "stop"}]
+    camera = views.side(turn.proprio.gc, image.shape[1], image.shape[0])
+    xy = np.array(mem["xy"])
+    top = top_height_from_side(camera, image, recipe.colour, xy)
+    if top is None:
+        return [{"op": "stop"}]
+    x, y = float(xy[0]), float(xy[1])
+    grasp_z = max(top - UPRIGHT_GRASP_BELOW_TOP_M, MIN_GRASP_Z)
+    return [
+        _mv([x, y, top + 0.03], "z", "hover above the top"),
+        *_grasp(xy, mem["heading"], 90.0, grasp_z)[1:],
+        *_after_grasp(recipe, mem, grasp_z),
+    ]
