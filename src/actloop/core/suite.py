@@ -160,7 +160,7 @@ class Suite(ABC):
 
     def make(self, task: str, seed: int, protocol: str | None = None, **options: Any) -> Environment:
         """Build one environment in this process."""
-        from actloop.runtime.factory import resolve_factory
+        from actloop.core.factory import resolve_factory
 
         return resolve_factory(self.env_factory)(**self.env_kwargs(task, seed, protocol, **options))
 

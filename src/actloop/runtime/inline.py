@@ -9,7 +9,7 @@ from typing import Any, TypeVar
 
 from actloop.core.environment import Environment
 from actloop.core.frames import Frame
-from actloop.runtime.factory import resolve_factory
+from actloop.core.factory import resolve_factory
 
 T = TypeVar("T")
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from actloop.core.frames import Frame
 from actloop.errors import ConfigError
-from actloop.runtime.factory import resolve_factory
+from actloop.core.factory import resolve_factory
 from actloop.runtime.proxy import EnvProxy
 
 LOCAL = "local"

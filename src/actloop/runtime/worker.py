@@ -20,7 +20,7 @@ from multiprocessing.connection import Connection
 from types import TracebackType
 from typing import Any, Literal
 
-from actloop.runtime.factory import resolve_factory
+from actloop.core.factory import resolve_factory
 from actloop.runtime.proxy import EnvProxy
 
 _POLL_INTERVAL_S = 0.05

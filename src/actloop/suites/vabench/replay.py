@@ -22,7 +22,7 @@ from actloop.records.compare import (
     pose_deviation,
 )
 from actloop.records.jsonl import read_json_lines
-from actloop.runtime.factory import resolve_factory
+from actloop.core.factory import resolve_factory
 from actloop.sim.fingerprint import same_platform
 from actloop.suites.vabench.protocol.parse import DecisionError, decision_from_json
 from actloop.suites.vabench.protocol.step import Transition
