@@ -34,6 +34,7 @@ bench: $(STAMP) $(GL_STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check src tests
 	$(BIN)/ruff format --check src tests
+	$(BIN)/mypy
 
 format: $(STAMP)
 	$(BIN)/ruff format src tests

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from inspect_ai.model import (
     ChatMessage,
@@ -61,7 +62,7 @@ def estimate_tokens(messages: list[ChatMessage]) -> int:
     return chars // CHARS_PER_TOKEN + images * IMAGE_TOKENS
 
 
-def compact(messages: list[ChatMessage], policy: ContextPolicy) -> dict | None:
+def compact(messages: list[ChatMessage], policy: ContextPolicy) -> dict[str, Any] | None:
     """Compact ``messages`` in place if they pass the trigger; returns what was done, or None.
 
     Fewer turns are kept when keeping ``keep_user_turns`` would still not fit the trigger.

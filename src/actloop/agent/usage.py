@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from inspect_ai.event import ModelEvent
 from inspect_ai.log import transcript
@@ -36,7 +37,7 @@ class TokenCount:
         }
 
 
-def sent_generation_settings() -> dict | None:
+def sent_generation_settings() -> dict[str, Any] | None:
     """The settings of the most recent provider request as sent (the body without the conversation).
 
     Providers differ in what they forward (some drop ``temperature`` for reasoning models); this is read

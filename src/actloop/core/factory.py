@@ -22,4 +22,5 @@ def resolve_factory(path: str) -> EnvFactory:
         target = getattr(target, part)
     if not callable(target):
         raise ConfigError(f"environment factory {path!r} is not callable")
-    return target
+    factory: EnvFactory = target
+    return factory

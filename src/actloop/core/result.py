@@ -126,7 +126,7 @@ class ResultRow:
             stop_reason=_stop_reason(data),
             record_dir=_text(data, "record_dir", None),
             model_calls=_integer(data, "model_calls", 0),
-            tokens=data.get("tokens") if isinstance(data.get("tokens"), dict) else {},
+            tokens=dict(data["tokens"]) if isinstance(data.get("tokens"), dict) else {},
             duration_s=_number(data, "duration_s"),
             error=None if data.get("error") is None else str(data["error"]),
             error_kind=_text(data, "error_kind", None),

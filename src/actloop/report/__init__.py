@@ -5,10 +5,12 @@ with mean ± sample SD across runs, the task matrix, subtask progress, active vs
 held-out deltas) and writes ``report.md``, one CSV per table, ``report.html`` and per-episode viewers.
 """
 
+from actloop.core.result import Condition
+from actloop.core.suite import TaskInfo
 from actloop.report.build import Report, build_report
-from actloop.report.records import Condition, Episode, Records, load_records
+from actloop.report.records import Episode, Records, load_records
 from actloop.report.stats import MeanSD, sample_sd, sign_test
-from actloop.report.tasks import TaskInfo, registry_lookup
+from actloop.report.tasks import registry_lookup
 
 __all__ = [
     "Condition",

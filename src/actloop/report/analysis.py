@@ -13,8 +13,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Literal
 
+from actloop.core.result import Condition
 from actloop.core.suite import Group, TaskInfo
-from actloop.report.records import Condition, Episode
+from actloop.report.records import Episode
 from actloop.report.stats import MeanSD, mean, sign_test
 
 Subset = Literal["single", "dual", "all"]

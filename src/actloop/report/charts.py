@@ -17,7 +17,11 @@ def macro_bar_chart(a: Analysis) -> str:
     group_w = bar * len(SUBSETS) + gap
     width = max(left + max(1, len(a.conditions)) * group_w + 20, left + 110 * len(SUBSETS))
     height = top + plot_h + label_h
-    y = lambda value: top + plot_h * (1 - value)  # noqa: E731  (fraction -> pixel)
+
+    def y(value: float) -> float:
+        """A fraction of the axis as a pixel row."""
+        return top + plot_h * (1 - value)
+
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" class="chart" role="img" viewBox="0 0 {width} {height}" '
         f'width="{width}" height="{height}" {FONT} font-size="11">',
@@ -57,9 +61,10 @@ def macro_bar_chart(a: Analysis) -> str:
                     f'<path class="errorbar" d="M{cx} {y(hi):.1f}V{y(lo):.1f}M{cx - 4} {y(hi):.1f}h8'
                     f'M{cx - 4} {y(lo):.1f}h8" stroke="#222" stroke-width="1.2" fill="none"/>'
                 )
-        lx, ly = gx + bar * len(SUBSETS) / 2, top + plot_h + 12
+        label_x, label_y = gx + bar * len(SUBSETS) / 2, top + plot_h + 12
         parts.append(
-            f'<text x="{lx}" y="{ly}" text-anchor="end" transform="rotate(-30 {lx} {ly})">'
+            f'<text x="{label_x}" y="{label_y}" text-anchor="end" '
+            f'transform="rotate(-30 {label_x} {label_y})">'
             f"{escape(_short(cond.label))}<title>{escape(cond.label)}</title></text>"
         )
     parts.append(f'<line x1="{left}" y1="{y(0)}" x2="{width - 10}" y2="{y(0)}" stroke="#444"/>')

@@ -48,4 +48,4 @@ def sign_test(positive: int, negative: int) -> float | None:
     if n == 0:
         return None
     tail = sum(math.comb(n, i) for i in range(min(positive, negative) + 1))
-    return min(1.0, 2 * tail / 2**n)
+    return min(1.0, 2 * tail / (1 << n))

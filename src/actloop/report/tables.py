@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from actloop.core.result import Condition
 from actloop.report.analysis import (
     ACTIVE,
     PASSIVE,
@@ -14,7 +15,6 @@ from actloop.report.analysis import (
     ProtocolComparison,
     Subset,
 )
-from actloop.report.records import Condition
 from actloop.report.stats import MeanSD, mean
 
 RowKind = Literal["data", "section", "total"]

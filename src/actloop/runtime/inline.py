@@ -8,8 +8,8 @@ from types import TracebackType
 from typing import Any, TypeVar
 
 from actloop.core.environment import Environment
-from actloop.core.frames import Frame
 from actloop.core.factory import resolve_factory
+from actloop.core.frames import Frame
 
 T = TypeVar("T")
 

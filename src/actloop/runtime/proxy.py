@@ -42,7 +42,9 @@ class EnvProxy(ABC):
         return self._call("step", action)
 
     def frames_at(self, step: int) -> tuple[Frame, ...] | None:
-        return self._call("frames_at", step)
+        frames: tuple[Frame, ...] | None = self._call("frames_at", step)
+        return frames
 
     def provenance(self) -> dict[str, Any]:
-        return self._call("provenance")
+        facts: dict[str, Any] = self._call("provenance")
+        return facts

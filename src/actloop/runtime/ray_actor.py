@@ -12,9 +12,9 @@ import socket
 from functools import cache
 from typing import Any
 
+from actloop.core.factory import resolve_factory
 from actloop.core.frames import Frame
 from actloop.errors import ConfigError
-from actloop.core.factory import resolve_factory
 from actloop.runtime.proxy import EnvProxy
 
 LOCAL = "local"

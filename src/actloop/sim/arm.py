@@ -46,7 +46,7 @@ class ArmHandle:
         )
 
     def joint_positions(self, data: mujoco.MjData) -> np.ndarray:
-        return data.qpos[self.qpos_idx].copy()
+        return np.array(data.qpos[self.qpos_idx])
 
     def control_pose(self, data: mujoco.MjData) -> tuple[np.ndarray, np.ndarray]:
         """Position and rotation (columns rx, ry, rz) of the control frame at the hand flange."""
@@ -57,7 +57,7 @@ class ArmHandle:
     def gc(self, data: mujoco.MjData) -> np.ndarray:
         """The physical finger midpoint: halfway between the two finger pads."""
         a, b = self.pad_geoms
-        return 0.5 * (data.geom_xpos[a] + data.geom_xpos[b])
+        return np.asarray(0.5 * (data.geom_xpos[a] + data.geom_xpos[b]))
 
     def gripper_commanded_open(self, data: mujoco.MjData) -> bool:
         return bool(data.ctrl[self.gripper_ctrl] > 0.5 * FINGER_TRAVEL)

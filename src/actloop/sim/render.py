@@ -39,7 +39,7 @@ class Renderer:
         data.cam_xpos[self._camera] = pose.position
         data.cam_xmat[self._camera] = rot.reshape(9)
         self._renderer.update_scene(data, camera=self._camera, scene_option=self._options)
-        return self._renderer.render().copy()
+        return np.array(self._renderer.render())
 
     def close(self) -> None:
         self._renderer.close()

@@ -116,13 +116,13 @@ class World:
 
     # --- evaluator-side queries (never sent to the agent) ---
     def body_position(self, name: str) -> np.ndarray:
-        return self.data.body(name).xpos.copy()
+        return np.array(self.data.body(name).xpos)
 
     def body_quaternion(self, name: str) -> np.ndarray:
-        return self.data.body(name).xquat.copy()
+        return np.array(self.data.body(name).xquat)
 
     def body_rotation(self, name: str) -> np.ndarray:
-        return self.data.body(name).xmat.reshape(3, 3).copy()
+        return np.array(self.data.body(name).xmat).reshape(3, 3)
 
     def in_contact(self, geoms_a: frozenset[int], geoms_b: frozenset[int]) -> bool:
         """True if any active contact touches one geom of each set."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from pathlib import Path
+from typing import Any
 
 import imageio.v2 as imageio
 import numpy as np
@@ -41,7 +42,9 @@ def write_episode_video(record_dir: Path) -> Path:
             by_step[int(match.group(1))].append(path)
     if not by_step:
         raise RecordError(f"{record_dir} has no frames to make a video from")
-    images = [_tile([np.asarray(Image.open(p).convert("RGB")) for p in by_step[s]]) for s in sorted(by_step)]
+    images: list[Any] = [
+        _tile([np.asarray(Image.open(p).convert("RGB")) for p in by_step[s]]) for s in sorted(by_step)
+    ]
     path = record_dir / VIDEO_FILE
     imageio.mimwrite(path, images, fps=1 / FRAMES_PER_STEP_S, macro_block_size=1)
     return path

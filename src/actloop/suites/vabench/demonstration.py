@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 import imageio.v2 as imageio
 import numpy as np
@@ -90,7 +91,8 @@ def record_demonstration(
 
 def _store(task: str, seed: int, images: list[np.ndarray], directory: Path) -> Demonstration:
     directory.mkdir(parents=True, exist_ok=True)
-    imageio.mimwrite(directory / "demonstration.mp4", images, fps=VIDEO_FPS, macro_block_size=1)
+    video: list[Any] = list(images)
+    imageio.mimwrite(directory / "demonstration.mp4", video, fps=VIDEO_FPS, macro_block_size=1)
     picks = np.linspace(0, len(images) - 1, min(SAMPLED_FRAMES, len(images))).round().astype(int)
     frames = []
     for k, index in enumerate(picks):

@@ -42,7 +42,7 @@ from actloop.suites.vabench.protocol.decisions import (
     action_name,
 )
 from actloop.suites.vabench.protocol.observation import ArmState, Feedback, Frame, Observation
-from actloop.suites.vabench.protocol.step import Evaluation, StepResult, Transition
+from actloop.suites.vabench.protocol.step import Evaluation, StepResult, StopReason, Transition
 from actloop.suites.vabench.task import Task, TaskContext, get_task
 
 Protocol = Literal["active", "passive"]
@@ -52,7 +52,11 @@ _LOCAL_AXES = {"rx": 0, "ry": 1, "rz": 2}
 
 
 class SpatialEnv:
-    """A vabench episode. Implements ``protocol.environment.Environment``."""
+    """A vabench episode. Implements :class:`~actloop.core.environment.Environment`."""
+
+    steps: int
+    _done: bool
+    _camera_chain: int
 
     def __init__(
         self,
@@ -177,7 +181,7 @@ class SpatialEnv:
     # --- internals ---
     def _reset_state(self) -> None:
         self._world = World(self._model)
-        self._arms = {a: ArmHandle.from_model(self._model, a) for a in self.task.arms}
+        self._arms: dict[str, ArmHandle] = {a: ArmHandle.from_model(self._model, a) for a in self.task.arms}
         for name, handle in self._arms.items():
             handle.set_configuration(self._world.data, home_configuration(name), gripper_open=True)
         self._world.forward()
@@ -230,27 +234,30 @@ class SpatialEnv:
         for t in translations:
             if not (math.isfinite(t.distance_mm) and MIN_DISTANCE_MM <= t.distance_mm <= MAX_DISTANCE_MM):
                 return f"distance_mm must be between {MIN_DISTANCE_MM:g} and {MAX_DISTANCE_MM:g}"
-        for arm in arms:
-            if arm is None and self._space.dual_arm:
+        for named in arms:
+            if named is None and self._space.dual_arm:
                 return "this is a dual-arm task: name the arm (left or right)"
-            if arm is not None and arm not in self._arms:
+            if named is not None and named not in self._arms:
                 return f"this task exposes only the {' and '.join(self._space.arms)} arm"
         return None
 
     def _dispatch(self, action: EnvAction) -> PlanResult:
-        default_arm = self._space.arms[-1] if not self._space.dual_arm else None
         match action:
             case MoveWorld(translation=t, arm=arm):
-                return self._executor.move_world({arm or default_arm: _vector(t)})
+                return self._executor.move_world({self._arm_or_default(arm): _vector(t)})
             case DualMoveWorld(left=left, right=right):
                 return self._executor.move_world({"left": _vector(left), "right": _vector(right)})
             case RotateLocal(axis=axis, sign=sign, angle_deg=angle, arm=arm):
                 angle_rad = math.radians(angle) * (1 if sign == "+" else -1)
-                return self._executor.rotate_local(arm or default_arm, _LOCAL_AXES[axis], angle_rad)
+                return self._executor.rotate_local(self._arm_or_default(arm), _LOCAL_AXES[axis], angle_rad)
             case SetGripper(command=command, arm=arm):
-                arms = list(self._space.arms) if arm == "both" else [arm or default_arm]
-                return self._executor.set_gripper(arms, open_=command == "open")
+                names: list[str] = list(self._space.arms) if arm == "both" else [self._arm_or_default(arm)]
+                return self._executor.set_gripper(names, open_=command == "open")
         raise TypeError(f"not a robot action: {action!r}")
+
+    def _arm_or_default(self, arm: str | None) -> str:
+        """The named arm, or the only arm of a single-arm task (``_refusal`` made sure one applies)."""
+        return arm or self._space.arms[-1]
 
     def _view_centre(self, target: str | None) -> tuple[np.ndarray, float]:
         """Centre and lateral side for semantic views: one arm's GC or the midpoint of both."""
@@ -265,7 +272,8 @@ class SpatialEnv:
     def _apply_camera(self, name: str) -> None:
         if name.startswith("view_"):
             rest = name.removeprefix("view_")
-            target, view = None, rest
+            target: str | None = None
+            view = rest
             for t in ("left", "right", "both"):
                 if rest.startswith(t + "_"):
                     target, view = (None if t == "both" else t), rest.removeprefix(t + "_")
@@ -309,7 +317,7 @@ class SpatialEnv:
 
     def _result(self, feedback: Feedback, dispatched: bool) -> Transition:
         evaluation = self.evaluate()
-        stop_reason = None
+        stop_reason: StopReason | None = None
         if evaluation.success:
             stop_reason = "success"
         elif self.steps >= self.budget:

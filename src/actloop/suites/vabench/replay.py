@@ -14,6 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from actloop.core.factory import resolve_factory
 from actloop.errors import RecordError
 from actloop.records.compare import (
     EPISODE_POSITION_TOLERANCE_M,
@@ -22,7 +23,6 @@ from actloop.records.compare import (
     pose_deviation,
 )
 from actloop.records.jsonl import read_json_lines
-from actloop.core.factory import resolve_factory
 from actloop.sim.fingerprint import same_platform
 from actloop.suites.vabench.protocol.parse import DecisionError, decision_from_json
 from actloop.suites.vabench.protocol.step import Transition

@@ -70,7 +70,7 @@ def ends_along_axis(camera: Pinhole, region: Region, z: float) -> tuple[np.ndarr
     along = region.points @ axis
     first = region.points[int(np.argmin(along))]
     last = region.points[int(np.argmax(along))]
-    return camera.point_at_height(*first, z)[:2], camera.point_at_height(*last, z)[:2]
+    return camera.point_at_height(first[0], first[1], z)[:2], camera.point_at_height(last[0], last[1], z)[:2]
 
 
 def top_height_from_side(

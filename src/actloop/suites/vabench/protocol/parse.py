@@ -88,7 +88,7 @@ class _Reject(Exception):
 
 def robot_actions(space: ActionSpace) -> tuple[str, ...]:
     """The robot action names advertised for ``space`` (``right_gripper.*`` is also accepted single-arm)."""
-    names = ("gripper.move_world", "gripper.rotate_local", "gripper.open", "gripper.close")
+    names: tuple[str, ...] = ("gripper.move_world", "gripper.rotate_local", "gripper.open", "gripper.close")
     if space.dual_arm:
         names += tuple(f"{arm}_gripper.{cmd}" for arm in (*ARMS, "dual") for cmd in GRIPPER_COMMANDS)
         names += ("dual_gripper.move_world",)
@@ -328,7 +328,7 @@ def _action(obj: dict[str, Any], space: ActionSpace, reason: str) -> Decision:
         left, right = (_translation(_nested(obj, side, name, space), name, space, side) for side in ARMS)
         return DualMoveWorld(left, right, reason)
     if verb in GRIPPER_COMMANDS and family in ("gripper", "left_gripper", "right_gripper", "dual_gripper"):
-        return SetGripper(cast(GripperCommand, verb), _gripper_arm(obj, name, family, space), reason)
+        return SetGripper(verb, _gripper_arm(obj, name, family, space), reason)
     raise _Reject(
         "schema",
         f"unknown action {_show(name)}; valid robot actions: {', '.join(robot_actions(space))}"

@@ -25,11 +25,11 @@ from actloop.suites.vabench.predicates import (
     touches_robot,
     touching,
 )
-from actloop.suites.vabench.protocol.decisions import EnvAction, MoveWorld, SetGripper, Translation
+from actloop.suites.vabench.protocol.decisions import Arm, EnvAction, MoveWorld, SetGripper, Translation
 from actloop.suites.vabench.task import LIFT_THRESHOLD_M, Task, TaskContext
 from actloop.suites.vabench.tasks._grasping import NEAR_XY_M, NEAR_Z_M, body_yaw
 
-ARM = "right"
+ARM: Arm = "right"
 CUBE_SYMMETRY_DEG = 90.0
 HOVER_M = 0.08
 """Height of the pre-grasp hover above the object's centre."""
