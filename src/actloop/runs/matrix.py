@@ -30,6 +30,7 @@ from actloop.agent.solver import EPISODES_DIR
 from actloop.core.result import Condition, ResultRow
 from actloop.errors import ConfigError, OutputBusy
 from actloop.records.results import counted_rows, read_results
+from actloop.runs.retries import RetryWatch
 from actloop.sim.fingerprint import actloop_version
 
 Episode = tuple[str, int, int]
@@ -162,9 +163,14 @@ def tally(out_dirs: list[Path], episodes: set[Episode]) -> Tally:
 
 @contextmanager
 def progress(
-    log: Callable[[str], None], out_dirs: list[Path], episodes: set[Episode], every_s: float = 5.0
+    log: Callable[[str], None],
+    out_dirs: list[Path],
+    episodes: set[Episode],
+    every_s: float = 5.0,
+    retries: RetryWatch | None = None,
 ) -> Iterator[None]:
-    """Print done/total, successes, errors, elapsed time and ETA while the block runs."""
+    """Log done/total, successes, errors, elapsed time and ETA while the block runs, and the provider
+    retries ``retries`` saw since the last line."""
     total = len(out_dirs) * len(episodes)
     start_done = tally(out_dirs, episodes).done
     started = time.monotonic()
@@ -179,6 +185,9 @@ def progress(
             f"progress: {t.done}/{total} episodes, {t.successes} successes, {t.errors} errors, "
             f"elapsed {elapsed:.0f}s, ETA {eta}"
         )
+        news = retries.news() if retries else None
+        if news:
+            log(news)
 
     def loop() -> None:
         while not stop.wait(every_s):

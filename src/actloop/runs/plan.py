@@ -21,6 +21,7 @@ from actloop.core.suite import get_suite
 from actloop.errors import ConfigError
 from actloop.runs import matrix
 from actloop.runs.inspect_run import check_model, run_episodes
+from actloop.runs.retries import watch_retries
 from actloop.runtime.make import Isolation
 
 DEFAULT_SUMMARIES = Path("runs/summaries")
@@ -129,7 +130,7 @@ def evaluate(plan: RunPlan, log: Log = lambda line: None, progress_every_s: floa
         for condition, out_dir in zip(matrix_conditions, dirs, strict=True):
             out_dir.mkdir(parents=True, exist_ok=True)
             matrix.claim(out_dir, matrix.describe(condition, settings))
-        with matrix.progress(log, dirs, set(episodes), every_s=progress_every_s):
+        with watch_retries() as retries, matrix.progress(log, dirs, set(episodes), progress_every_s, retries):
             for condition, harness, out_dir in zip(matrix_conditions, harnesses, dirs, strict=True):
                 todo = matrix.pending(episodes, out_dir, plan.retry_errors)
                 if len(todo) < len(episodes):

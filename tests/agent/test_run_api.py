@@ -1,0 +1,111 @@
+"""The run API: ``actloop.evaluate(RunPlan)`` runs a plan, returns typed rows, and resumes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from fake_providers import serve
+
+import actloop
+from actloop.core.frames import Frame
+from actloop.core.result import ResultRow
+from actloop.errors import ConfigError, UnknownSuite, UnknownTask
+from actloop.records.results import read_results
+
+pytestmark = pytest.mark.filterwarnings("ignore:The 'initial' parameter is deprecated:DeprecationWarning")
+MOVE = {"action": "gripper.move_world", "axis": "z", "sign": "-", "distance_mm": 20, "reason": "down"}
+CLOSE = {"action": "gripper.close", "reason": "grasp"}
+STOP = '{"stop": true, "reason": "done"}'
+
+
+def replay_plan(out: Path, seeds: object, **options: object) -> actloop.RunPlan:
+    decisions = out.parent / "decisions.json"
+    decisions.write_text(json.dumps([MOVE, CLOSE]))
+    settings: dict[str, object] = {"suite": "fake", "tasks": "all", "isolation": "inline", **options}
+    return actloop.RunPlan(
+        models=["actloop/replay"],
+        out=out,
+        seeds=seeds,  # type: ignore[arg-type]
+        model_args={"decisions": str(decisions)},
+        **settings,  # type: ignore[arg-type]
+    )
+
+
+def test_evaluate_returns_typed_rows_and_resumes_without_rerunning(tmp_path: Path) -> None:
+    lines: list[str] = []
+    first = actloop.evaluate(replay_plan(tmp_path / "out", 2), log=lines.append)
+    assert [type(r) for r in first.rows] == [ResultRow, ResultRow] and first.stopped is None
+    assert [(r.task, r.seed, r.success, r.steps) for r in first.rows] == [
+        ("pick_cube", 0, True, 2),
+        ("pick_cube", 1, True, 2),
+    ]
+    more = actloop.evaluate(replay_plan(tmp_path / "out", 3), log=lines.append)
+    assert len(read_results(tmp_path / "out").rows) == 3  # only the new seed ran
+    assert more.rows[:2] == first.rows and more.rows[2].seed == 2
+    assert any("2 episode(s) already recorded" in line for line in lines)
+
+
+def test_a_plan_for_another_condition_is_refused_on_the_same_output(tmp_path: Path) -> None:
+    actloop.evaluate(replay_plan(tmp_path / "out", 1))
+    with pytest.raises(ConfigError, match="holds the results of another condition"):
+        actloop.evaluate(replay_plan(tmp_path / "out", 1, protocols=["passive"]))
+
+
+@pytest.mark.parametrize(
+    ("plan", "error", "message"),
+    [
+        ({"suite": "nope"}, UnknownSuite, "unknown suite 'nope'; installed suites: .*vabench"),
+        ({"tasks": ["grasp"]}, UnknownTask, "unknown fake task 'grasp'"),
+        ({"seeds": [5000]}, UnknownTask, r"seeds \[5000\] are not verified seeds of fake/pick_cube"),
+        ({"seeds": 101}, ConfigError, "seeds must be between 1 and 100"),
+        ({"protocols": ["sideways"]}, ConfigError, "unknown protocol"),
+        ({"workers": 0}, ConfigError, "workers must be at least 1"),
+        ({"generation": {"temprature": 0.5}}, ConfigError, "unknown generation settings"),
+    ],
+)
+def test_plan_mistakes_fail_before_any_episode(
+    plan: dict[str, object], error: type[Exception], message: str, tmp_path: Path
+) -> None:
+    options = {"seeds": 1, **plan}
+    seeds = options.pop("seeds")
+    with pytest.raises(error, match=message):
+        actloop.evaluate(replay_plan(tmp_path / "out", seeds, **options))
+    assert not (tmp_path / "out" / "results.jsonl").exists()
+
+
+def test_retries_show_in_progress(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "dummy-key")
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
+    lines: list[str] = []
+    with serve([503, STOP]) as server:
+        plan = actloop.RunPlan(
+            models=["openai/gpt-4o-mini"],
+            out=tmp_path / "out",
+            suite="fake",
+            seeds=1,
+            model_args={"responses_api": False},
+            model_base_url=server.base_url,
+            generation={"max_retries": 2, "timeout": 60},
+            isolation="inline",
+        )
+        outcome = actloop.evaluate(plan, log=lines.append, progress_every_s=0.2)
+    (row,) = outcome.rows
+    assert row.stop_reason == "stop" and row.model_calls == 1  # the retry succeeded
+    retried = [line for line in lines if line.startswith("provider retries: 1 since the last report")]
+    assert retried and "Retrying request in" in retried[0] and "(retry 1 of 2)" in retried[0]
+
+
+def test_make_builds_a_suite_environment() -> None:
+    env = actloop.make("vabench", "grasp_single_cube", 1000, render=False)
+    try:
+        first = env.reset()
+        assert first.observation.step == 0 and first.observation.budget == 50
+    finally:
+        env.close()
+    assert repr(Frame("active", b"\x89PNG" * 5)) == "Frame(view='active', png=<20 bytes>)"  # printable
+    with pytest.raises(UnknownTask, match="unknown vabench task 'grasp'"):
+        actloop.make("vabench", "grasp", 1000)
+    with pytest.raises(ConfigError, match="has no protocol 'sideways'"):
+        actloop.make("vabench", "grasp_single_cube", 1000, protocol="sideways")
