@@ -96,7 +96,6 @@ def suite_task(suite: str) -> Callable[..., Task]:
             select_episodes(suite, tasks, seeds, runs),
             protocol or chosen.protocols[0],
             out_dir,
-            env_kwargs=None,
         )
 
     return run_suite
