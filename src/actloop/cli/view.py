@@ -7,8 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from actloop.cli.common import say
-from actloop.errors import RecordError
-from actloop.records.recorder import EVENTS_FILE
+from actloop.records.recorder import read_start
 
 
 def add_parser(sub: Any) -> None:
@@ -21,8 +20,7 @@ def add_parser(sub: Any) -> None:
 def command(args: argparse.Namespace) -> int:
     from actloop.viewer import write_viewer
 
-    if not (args.record_dir / EVENTS_FILE).is_file():
-        raise RecordError(f"{args.record_dir} holds no {EVENTS_FILE}: not an episode record")
+    read_start(args.record_dir)  # fails clearly when it is not an episode record
     say(str(write_viewer(args.record_dir)))
     if args.mp4:
         from actloop.viewer.video import write_episode_video

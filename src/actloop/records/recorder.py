@@ -15,7 +15,9 @@ from types import TracebackType
 from typing import Any, Literal
 
 from actloop.core.frames import Frame
-from actloop.records.jsonl import json_line, json_text, write_all
+from actloop.core.result import DEFAULT_SUITE
+from actloop.errors import RecordError
+from actloop.records.jsonl import json_line, json_text, read_json_lines, write_all
 
 EventType = Literal[
     "episode_start",
@@ -100,10 +102,19 @@ class EpisodeRecorder:
         self.close()
 
 
-def episode_suite(record_dir: Path) -> str:
-    """The suite named by a record's ``episode_start`` event; raises RecordError when there is none."""
-    from actloop.errors import RecordError
+def read_events(record_dir: Path) -> tuple[list[dict[str, Any]], int]:
+    """A record's events in order, and how many lines were unreadable (e.g. a crashed episode's
+    half-written last line); raises RecordError when ``record_dir`` holds no record."""
+    path = record_dir / EVENTS_FILE
+    if not path.is_file():
+        raise _no_record(record_dir)
+    values, unreadable = read_json_lines(path)
+    events = [event for _, event in values if isinstance(event, dict)]
+    return events, len(unreadable) + len(values) - len(events)
 
+
+def read_start(record_dir: Path) -> dict[str, Any]:
+    """The data of a record's ``episode_start`` event (its first line); raises RecordError without one."""
     path = record_dir / EVENTS_FILE
     try:
         with path.open("rb") as lines:
@@ -117,4 +128,13 @@ def episode_suite(record_dir: Path) -> str:
     data = first.get("data") if isinstance(first, dict) and first.get("type") == "episode_start" else None
     if not isinstance(data, dict):
         raise RecordError(f"{path} does not start with an episode_start event")
-    return str(data.get("suite") or "vabench")
+    return data
+
+
+def episode_suite(record_dir: Path) -> str:
+    """The suite named by a record's ``episode_start`` event."""
+    return str(read_start(record_dir).get("suite") or DEFAULT_SUITE)
+
+
+def _no_record(record_dir: Path) -> RecordError:
+    return RecordError(f"{record_dir} holds no {EVENTS_FILE}: is it an episode record directory?")

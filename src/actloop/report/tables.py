@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from actloop.core.result import Condition
+from actloop.core.result import STOP_REASONS, Condition
 from actloop.report.analysis import (
     ACTIVE,
     PASSIVE,
@@ -24,7 +24,6 @@ GROUP_SECTIONS = {
     "dual": "Dual-arm tasks",
     "unknown": "Tasks of unknown arm count",
 }
-STOP_REASONS = ("success", "budget", "stop", "invalid_decisions", "tool_loop", "infra_error", "error")
 
 
 @dataclass

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from actloop.core.suite import TaskInfo, suites
-from actloop.errors import UnknownTask
-from actloop.records.recorder import EVENTS_FILE
+from actloop.errors import RecordError, UnknownTask
+from actloop.records.recorder import read_start
 
 TaskLookup = Callable[[str], TaskInfo | None]
 """Returns a task's metadata, or None for a name it does not know."""
@@ -45,13 +44,10 @@ def _recorded_arms(directories: list[Path]) -> int | None:
     """The arm count in the first readable ``episode_start`` event among ``directories``."""
     for directory in directories[:5]:
         try:
-            with (directory / EVENTS_FILE).open(encoding="utf-8") as lines:
-                first = json.loads(lines.readline())
-        except (OSError, ValueError):
+            space = read_start(directory).get("action_space")
+        except RecordError:
             continue
-        data = first.get("data") if isinstance(first, dict) else None
-        space = data.get("action_space") if isinstance(data, dict) else None
         arms = space.get("arms") if isinstance(space, dict) else None
-        if first.get("type") == "episode_start" and isinstance(arms, list) and arms:
+        if isinstance(arms, list) and arms:
             return len(arms)
     return None

@@ -11,15 +11,14 @@ import json
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from actloop.records.jsonl import read_json_lines
-from actloop.records.recorder import EVENTS_FILE, RESULT_FILE
+from actloop.records.recorder import RESULT_FILE, read_events
 
 TURN_EVENTS = ("model_output", "decision", "decision_rejected", "tool_result", "context_compacted")
 
 
 def episode_data(record_dir: Path) -> dict[str, Any]:
-    """Everything the viewer shows, JSON-ready; raises FileNotFoundError without ``events.jsonl``."""
-    events, unreadable = _read_events(record_dir / EVENTS_FILE)
+    """Everything the viewer shows, JSON-ready; raises RecordError without ``events.jsonl``."""
+    events, unreadable = read_events(record_dir)
     start: dict[str, Any] = {}
     end: dict[str, Any] | None = None
     steps: list[dict[str, Any]] = []
@@ -63,14 +62,6 @@ def episode_data(record_dir: Path) -> dict[str, Any]:
         "before": before,
         "unreadable_lines": unreadable,
     }
-
-
-def _read_events(path: Path) -> tuple[list[dict[str, Any]], int]:
-    """The record's event objects and how many lines were unreadable (e.g. a crashed episode's half-written
-    last line)."""
-    values, unreadable = read_json_lines(path)
-    events = [event for _, event in values if isinstance(event, dict)]
-    return events, len(unreadable) + len(values) - len(events)
 
 
 def _result(record_dir: Path, end: dict[str, Any] | None) -> dict[str, Any] | None:

@@ -22,25 +22,17 @@ from actloop.records.compare import (
     ReplayCheck,
     pose_deviation,
 )
-from actloop.records.jsonl import read_json_lines
+from actloop.records.recorder import EVENTS_FILE, read_events
 from actloop.sim.fingerprint import same_platform
 from actloop.suites.vabench.protocol.parse import DecisionError, decision_from_json
 from actloop.suites.vabench.protocol.step import Transition
 
-EVENTS_FILE = "events.jsonl"
 EXACT_FIELDS = ("success", "paper_success", "conditions", "paper_conditions", "checkpoints")
 """Evaluation fields that must match exactly on any platform."""
 
 
 LEGACY_FACTORIES = {"actloop.vabench.env:SpatialEnv": "actloop.suites.vabench.env:SpatialEnv"}
 """Where environments recorded before the suites moved under ``actloop.suites`` live now."""
-
-
-def _events(record_dir: Path) -> list[dict[str, Any]]:
-    path = record_dir / EVENTS_FILE
-    if not path.exists():
-        raise RecordError(f"{record_dir} holds no {EVENTS_FILE}: is it an episode record directory?")
-    return [event for _, event in read_json_lines(path)[0] if isinstance(event, dict)]
 
 
 def _step_differences(recorded: dict[str, Any], result: Transition, bitwise: bool) -> list[str]:
@@ -75,7 +67,7 @@ def _step_differences(recorded: dict[str, Any], result: Transition, bitwise: boo
 
 def reexecute(record_dir: Path) -> ReplayCheck:
     """Replay the recorded decisions on a fresh environment and compare every step to the end."""
-    events = _events(record_dir)
+    events = read_events(record_dir)[0]
     start = next((e["data"] for e in events if e["type"] == "episode_start"), None)
     if start is None:
         raise RecordError(f"{record_dir / EVENTS_FILE} has no episode_start event")
