@@ -127,3 +127,19 @@ def test_an_unreachable_ray_address_fails_at_once(tmp_path: Path, capsys: pytest
     assert main(_run(tmp_path / "out", "--ray", f"127.0.0.1:{port}", decisions=_stop_file(tmp_path))) == 2
     assert time.monotonic() - started < 30
     assert f"cannot reach the Ray cluster at 127.0.0.1:{port}" in " ".join(capsys.readouterr().out.split())
+
+
+def test_a_user_mistake_is_one_line_and_a_bug_keeps_its_traceback(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["tasks", "--suite", "nope"]) == 2
+    printed = capsys.readouterr().out.strip()
+    assert printed.startswith("error: unknown suite 'nope'; installed suites: ") and "vabench" in printed
+    assert "\n" not in printed
+
+    def broken(*args: object) -> list[str]:
+        raise KeyError("an internal bug")
+
+    monkeypatch.setattr("actloop.suites.vabench.suite.VABench.task_names", broken)
+    with pytest.raises(KeyError, match="an internal bug"):
+        main(["tasks", "--suite", "vabench"])

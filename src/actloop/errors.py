@@ -1,7 +1,8 @@
 """The error hierarchy: what a user can fix is an :class:`ActloopError`; anything else is a bug.
 
 The command line prints an ``ActloopError`` as one line and exits 2; any other exception keeps its
-traceback, so a user mistake and an internal failure never look alike.
+traceback, so a user mistake and an internal failure never look alike. A model provider's failure during
+an episode is :class:`actloop.agent.failures.ModelFailure`, an ``ActloopError`` recorded in the row.
 """
 
 from __future__ import annotations

@@ -10,13 +10,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from actloop.errors import ActloopError
+
 CONFIGURATION_STATUSES = frozenset({401, 403, 404})
 SERVER_TEXT_CHARS = 300
 _configuration_failures: dict[str, str] = {}
 """Model name -> the configuration failure that stopped its episodes in this process."""
 
 
-class ModelFailure(Exception):
+class ModelFailure(ActloopError):
     """The model provider failed after Inspect's own retries (an infrastructure error).
 
     ``status``, ``url`` and ``server_text`` describe the last HTTP exchange when there was one;
