@@ -25,6 +25,8 @@ if TYPE_CHECKING:
     from actloop.agent.session import ModelSession
     from actloop.records.compare import ManifestCheck, ReplayCheck
     from actloop.records.recorder import EpisodeRecorder
+    from actloop.report.analysis import Analysis
+    from actloop.report.tables import Table
 
 ENTRY_POINT_GROUP = "actloop.suites"
 Group = Literal["single", "dual", "unknown"]
@@ -138,6 +140,10 @@ class Suite(ABC):
     def bench(self, repeats: int, episodes: int) -> dict[str, Any]:
         """Timing benchmarks of the suite's environment and harness."""
         raise ConfigError(f"{self.name} has no benchmarks")
+
+    def report_tables(self, analysis: Analysis) -> list[Table]:
+        """The suite's own report tables, after the shared ones (success, task matrix, progress)."""
+        return []
 
     def builtin_models(self) -> dict[str, BuiltinModel]:
         """Models ``actloop/<name>`` the suite ships (for example a vision baseline)."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from actloop.core.result import FAILURES, Condition, ResultRow
 from actloop.errors import RecordError
@@ -34,17 +34,16 @@ class Episode:
     run: int
     condition: Condition
     success: bool
-    paper_success: bool | None
-    """The seed's literal predicate held at some step (None: a row recorded before it was kept)."""
     steps: int | None
     budget: int | None
     stop_reason: str
     checkpoints: dict[str, bool]
-    failed_conditions: tuple[str, ...]
     record_dir: Path | None
     duration_s: float | None
     error: str | None
     source: Path
+    scores: dict[str, Any] = field(default_factory=dict)
+    """The suite's own fields of the row (vabench: the paper-literal verdict, failed conditions)."""
 
     @property
     def key(self) -> EpisodeKey:
@@ -99,16 +98,15 @@ def episode(row: ResultRow, source: Path) -> Episode:
         run=row.run,
         condition=Condition(row.model, row.protocol, row.summary),
         success=row.success,
-        paper_success=scores["paper_success"] is True if "paper_success" in scores else None,
         steps=row.steps,
         budget=row.budget,
         stop_reason=row.stop_reason,
         checkpoints={str(k): v is True for k, v in checkpoints.items()}
         if isinstance(checkpoints, dict)
         else {},
-        failed_conditions=tuple(str(c) for c in scores.get("failed_conditions") or ()),
         record_dir=(source / row.record_dir).resolve() if row.record_dir else None,
         duration_s=row.duration_s,
         error=row.error,
         source=source,
+        scores=scores,
     )

@@ -14,6 +14,8 @@ from actloop.records.compare import ManifestCheck, ReplayCheck
 if TYPE_CHECKING:
     from actloop.agent.session import ModelSession
     from actloop.records.recorder import EpisodeRecorder
+    from actloop.report.analysis import Analysis
+    from actloop.report.tables import Table
 
 
 class VABench(Suite):
@@ -109,6 +111,11 @@ class VABench(Suite):
         from actloop.suites.vabench.bench import run_benchmarks
 
         return run_benchmarks(repeats=repeats, episodes=episodes)
+
+    def report_tables(self, analysis: Analysis) -> list[Table]:
+        from actloop.suites.vabench.report import report_tables
+
+        return report_tables(analysis)
 
     def builtin_models(self) -> dict[str, BuiltinModel]:
         def baseline(messages: list) -> str:  # imported on first use: the policy loads scipy
