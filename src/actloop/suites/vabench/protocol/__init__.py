@@ -1,1 +1,2 @@
-"""The schemas shared by environments and agents: decisions, observations and step results."""
+"""vabench's decision protocol: the action space, decisions and their JSON parsing, observations, step
+results and the prompt (the seed's tables 26-27)."""
