@@ -109,3 +109,25 @@ def test_make_builds_a_suite_environment() -> None:
         actloop.make("vabench", "grasp", 1000)
     with pytest.raises(ConfigError, match="has no protocol 'sideways'"):
         actloop.make("vabench", "grasp_single_cube", 1000, protocol="sideways")
+
+
+def test_the_retry_watch_reads_inspect_and_sdk_retry_lines() -> None:
+    import logging
+
+    from actloop.runs.retries import watch_retries
+
+    with watch_retries() as watch:
+        logging.getLogger("inspect_ai.model._model").warning(
+            "[abc task/x/1 openai/m] -> m retry 2 (retrying in 6 seconds) [APIConnectionError]"
+        )
+        logging.getLogger("inspect_ai.model._model").warning("Model: generate (enter)")  # not a retry
+        assert watch.news() == (
+            "provider retries: 1 since the last report (1 in all); "
+            "latest: m retry 2 (retrying in 6 seconds) [APIConnectionError]"
+        )
+        assert watch.news() is None  # nothing new since
+        logging.getLogger("openai._base_client").info("Retrying request in 0.5 seconds (retry 1 of 2)")
+        assert watch.news() == (
+            "provider retries: 1 since the last report (2 in all); "
+            "latest: Retrying request in 0.5 seconds (retry 1 of 2)"
+        )

@@ -34,7 +34,7 @@ class RetryWatch(logging.Handler):
             return
         with self._guard:
             self.count += 1
-            self.latest = message.removeprefix("-> ").strip()
+            self.latest = message.split("-> ", 1)[-1].strip()  # without Inspect's sample prefix
 
     def news(self) -> str | None:
         """A line about retries since the last call, or None when there were none."""
