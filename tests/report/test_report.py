@@ -284,7 +284,9 @@ def test_the_episode_table_keeps_the_rows_the_report_counts(tmp_path: Path) -> N
     ]
 
 
-def test_an_undecodable_line_is_unreadable_and_the_rest_is_kept(tmp_path: Path) -> None:
+def test_an_undecodable_line_is_unreadable_and_the_rest_is_kept(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     d = write_dir(tmp_path / "d", [row(CUBE, 1, 1, "success")], records=False)
     with (d / "results.jsonl").open("ab") as handle:
         handle.write(b'{"task": "caf\xe9"}\n')  # Latin-1, not UTF-8
@@ -295,6 +297,7 @@ def test_an_undecodable_line_is_unreadable_and_the_rest_is_kept(tmp_path: Path) 
     assert problem.startswith(f"{d / 'results.jsonl'}:2: ") and "utf-8" in problem
     assert main(["report", str(d), "--out", str(tmp_path / "o"), "--no-viewers"]) == 0
     assert "unreadable row" in (tmp_path / "o" / "report.md").read_text()
+    assert f"note: left out an unreadable row: {d / 'results.jsonl'}:2: " in capsys.readouterr().out
 
 
 def test_registry_lookup_and_fallbacks(tmp_path: Path) -> None:

@@ -39,6 +39,8 @@ def command(args: argparse.Namespace) -> int:
     say(report.summary_markdown)
     for note in report.analysis.notes:
         say(f"note: {note}")
+    for problem in report.records.unreadable:
+        say(f"note: left out an unreadable row: {problem}")
     say(f"wrote {len(report.files)} report files and {len(report.viewers)} viewer(s) to {report.out_dir}")
     say(str(report.out_dir / "report.html"))
     return 0
