@@ -70,3 +70,14 @@ def test_the_check_sees_imports_inside_functions(tmp_path: Path) -> None:
     source = tmp_path / "m.py"
     source.write_text("def f():\n    from actloop.suites.vabench import env\n")
     assert imports(source) == [(2, "actloop.suites.vabench", False)]
+
+
+def test_the_command_line_imports_no_heavy_package_until_a_command_runs() -> None:
+    """Spawned environment workers re-import the ``actloop`` entry module: it must stay light."""
+    import subprocess
+    import sys
+
+    heavy = ("inspect_ai", "mujoco", "duckdb", "scipy", "ray")
+    code = f"import sys, actloop.cli; print([m for m in {heavy!r} if m in sys.modules])"
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert loaded.stdout.strip() == "[]"

@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Any
 
 from actloop.cli.common import positive_int, print_results, say
-from actloop.runs.plan import RunPlan, evaluate
 
 DEMO_TASK = "grasp_single_cube"
 
@@ -21,6 +20,8 @@ def add_parser(sub: Any) -> None:
 
 
 def command(args: argparse.Namespace) -> int:
+    from actloop.runs.plan import RunPlan, evaluate
+
     plan = RunPlan(
         models=["actloop/baseline"], out=args.out, tasks=[DEMO_TASK], seeds=args.seeds, workers=args.workers
     )

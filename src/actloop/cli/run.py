@@ -1,12 +1,14 @@
-"""``actloop run``: evaluate models on verified seeds (a thin shell over :func:`actloop.evaluate`)."""
+"""``actloop run``: evaluate models on verified seeds (a thin shell over :func:`actloop.evaluate`).
+
+Like every command module it imports the run machinery (Inspect) only when it runs: spawned environment
+workers re-import the command line's entry module, and must not pay for it."""
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from actloop.agent.options import DEFAULT_CONTEXT_LIMIT
 from actloop.cli.common import (
     DEFAULT_SUMMARIES,
     add_model_arguments,
@@ -19,8 +21,9 @@ from actloop.cli.common import (
     print_results,
     say,
 )
-from actloop.records.table import EPISODES_TABLE, write_episode_table
-from actloop.runs.plan import RunPlan, evaluate
+
+if TYPE_CHECKING:
+    from actloop.runs.plan import RunPlan
 
 
 def add_parser(sub: Any) -> None:
@@ -44,9 +47,7 @@ def add_parser(sub: Any) -> None:
         "--retry-errors", action="store_true", help="on resume, also rerun episodes that ended in an error"
     )
     p.add_argument("--summaries", type=Path, default=DEFAULT_SUMMARIES, help="summary store (see learn)")
-    p.add_argument(
-        "--context-limit", type=int, default=DEFAULT_CONTEXT_LIMIT, help="the model's context size in tokens"
-    )
+    p.add_argument("--context-limit", type=int, help="the model's context size in tokens (default 262144)")
     p.add_argument("--price-in", type=float, help="USD per million input tokens, for the recorded cost")
     p.add_argument("--price-out", type=float, help="USD per million output tokens")
     p.add_argument(
@@ -62,6 +63,8 @@ def add_parser(sub: Any) -> None:
 
 
 def plan_from(args: argparse.Namespace) -> RunPlan:
+    from actloop.runs.plan import RunPlan
+
     seeds: int | list[int] = args.seeds
     if args.seed_list:
         seeds = [int(s) for s in csv(args.seed_list)]
@@ -78,7 +81,7 @@ def plan_from(args: argparse.Namespace) -> RunPlan:
         model_args=model_args(args.model_arg),
         model_base_url=args.model_base_url,
         generation=generation(args),
-        context_limit=args.context_limit,
+        **({"context_limit": args.context_limit} if args.context_limit else {}),
         price_in=args.price_in,
         price_out=args.price_out,
         summary_store=args.summaries,
@@ -88,6 +91,9 @@ def plan_from(args: argparse.Namespace) -> RunPlan:
 
 
 def command(args: argparse.Namespace) -> int:
+    from actloop.records.table import EPISODES_TABLE, write_episode_table
+    from actloop.runs.plan import evaluate
+
     outcome = evaluate(plan_from(args), log=say)
     if outcome.stopped is not None:
         error_line(f"{outcome.stopped.model}: {outcome.stopped.error}")
