@@ -1,0 +1,1 @@
+"""The lab experiments with full specifications, by key."""

@@ -1,0 +1,159 @@
+"""The declarative specification of a lab experiment, from which its task card, instances and scoring
+derive (so the card and the scorer cannot drift apart).
+
+An experiment poses an objective about a physical system whose parameters θ are hidden and drawn anew
+per instance (possibly depending on public parameters φ); it names every part of its bench with its
+function, the quantities it scores with their tolerances, what evidence a run must contain, how the bench
+must be left, and its budget of simulated time. It prescribes no method.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+Discipline = Literal["mechanics", "electricity", "optics", "thermal", "chemistry"]
+Dimension = Literal["manipulation", "long-horizon", "reading", "data"]
+"""The capability dimension where the interaction is hard (table 4): fine manipulation and contact,
+long-horizon multi-stage work, fine reading, multi-point acquisition and analysis."""
+Tier = Literal["basic", "advanced"]
+Decision = Literal["a", "b", "c", "d"]
+"""Decisions an advanced experiment requires: (a) choosing the conditions, (b) sequential design,
+(c) model identification, (d) acting on the result."""
+ObjectiveKind = Literal["measure", "predict", "configure"]
+
+DISCIPLINES: tuple[Discipline, ...] = ("mechanics", "electricity", "optics", "thermal", "chemistry")
+DIMENSIONS: tuple[Dimension, ...] = ("manipulation", "long-horizon", "reading", "data")
+MIN_BUDGET_S = 200.0
+MAX_BUDGET_S = 1500.0
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """A scored quantity: the submission must give ``name``; ``tolerance`` is relative (a fraction) when
+    ``relative``, else absolute in ``unit``."""
+
+    name: str
+    description: str
+    unit: str
+    tolerance: float
+    relative: bool = True
+
+    def __post_init__(self) -> None:
+        if not self.tolerance > 0:
+            raise ValueError(f"quantity {self.name}: tolerance must be positive")
+
+    @property
+    def tolerance_text(self) -> str:
+        return f"{100 * self.tolerance:g} %" if self.relative else f"{self.tolerance:g} {self.unit}"
+
+
+@dataclass(frozen=True)
+class Distribution:
+    """How a parameter is drawn: uniform on [low, high], log-uniform on [low, high], or one of
+    ``choices``."""
+
+    kind: Literal["uniform", "log-uniform", "choice"]
+    low: float = 0.0
+    high: float = 0.0
+    choices: tuple[float, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.kind == "choice":
+            if not self.choices:
+                raise ValueError("a choice distribution needs choices")
+        elif not self.low < self.high or (self.kind == "log-uniform" and self.low <= 0):
+            raise ValueError(f"bad {self.kind} range [{self.low}, {self.high}]")
+
+    def value(self, u: float) -> float:
+        """The parameter value at quantile ``u`` in [0, 1)."""
+        import math
+
+        if self.kind == "uniform":
+            return self.low + (self.high - self.low) * u
+        if self.kind == "log-uniform":
+            return math.exp(math.log(self.low) + (math.log(self.high) - math.log(self.low)) * u)
+        return self.choices[min(int(u * len(self.choices)), len(self.choices) - 1)]
+
+
+def uniform(low: float, high: float) -> Distribution:
+    return Distribution("uniform", low, high)
+
+
+def log_uniform(low: float, high: float) -> Distribution:
+    return Distribution("log-uniform", low, high)
+
+
+def choice(*values: float) -> Distribution:
+    return Distribution("choice", choices=tuple(values))
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """A parameter of the physical system. Hidden parameters are evaluator-only; public ones appear on
+    the card with their drawn value."""
+
+    name: str
+    description: str
+    unit: str
+    distribution: Distribution
+    public: bool = False
+
+
+@dataclass(frozen=True)
+class Part:
+    """A named part of the bench with its function as the card states it. ``restore`` says how it must
+    be left at submission: ``place`` (back where it started), ``off`` (switched off or unpowered),
+    ``any`` (the objective uses it; left as the agent sets it), or ``fixed`` (cannot be moved)."""
+
+    name: str
+    function: str
+    restore: Literal["place", "off", "any", "fixed"] = "place"
+
+
+@dataclass(frozen=True)
+class ExperimentSpec:
+    """Everything that defines one experiment (table 6 plus the bench); see the module docstring."""
+
+    key: str
+    number: int
+    title: str
+    platform: str
+    discipline: Discipline
+    dimension: Dimension
+    tier: Tier
+    objective: ObjectiveKind
+    question: str
+    quantities: tuple[Quantity, ...]
+    evidence: str
+    """What the run must contain beyond cited readings that match the instruments (table 6)."""
+    budget_s: float
+    wall_clock_s: float = 3600.0
+    refit: bool = False
+    """∗ in table 6: the result must agree with the evaluator's refit of the cited readings."""
+    decisions: tuple[Decision, ...] = ()
+    parameters: tuple[Parameter, ...] = ()
+    parts: tuple[Part, ...] = ()
+    rules: tuple[str, ...] = field(default_factory=tuple)
+    """Experiment-specific rules on the card (what may not be done, what counts as a reading)."""
+
+    def __post_init__(self) -> None:
+        if not MIN_BUDGET_S <= self.budget_s <= MAX_BUDGET_S:
+            raise ValueError(
+                f"{self.key}: budget {self.budget_s} s is outside [{MIN_BUDGET_S}, {MAX_BUDGET_S}]"
+            )
+        if (self.tier == "advanced") != bool(self.decisions):
+            raise ValueError(f"{self.key}: advanced experiments name their decisions, basic ones none")
+        names = [p.name for p in self.parts]
+        if len(set(names)) != len(names):
+            raise ValueError(f"{self.key}: part names repeat")
+        if not self.quantities:
+            raise ValueError(f"{self.key}: no scored quantity")
+
+    @property
+    def hidden(self) -> tuple[Parameter, ...]:
+        return tuple(p for p in self.parameters if not p.public)
+
+    @property
+    def public(self) -> tuple[Parameter, ...]:
+        return tuple(p for p in self.parameters if p.public)
