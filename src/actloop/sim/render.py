@@ -31,13 +31,17 @@ class Renderer:
 
     def render(self, data: mujoco.MjData, pose: CameraPose) -> np.ndarray:
         """An HxWx3 uint8 image from ``pose``. Moving the camera never changes the physics state."""
-        rot = pose.rotation()
+        return self.render_from(data, np.asarray(pose.position, dtype=float), pose.rotation())
+
+    def render_from(self, data: mujoco.MjData, position: np.ndarray, rotation: np.ndarray) -> np.ndarray:
+        """An HxWx3 uint8 image from a camera at ``position`` with camera-to-world ``rotation`` (MuJoCo's
+        convention: columns right, up, backward)."""
         quat = np.empty(4)
-        mujoco.mju_mat2Quat(quat, rot.reshape(9))
-        self.model.cam_pos[self._camera] = pose.position
+        mujoco.mju_mat2Quat(quat, np.ascontiguousarray(rotation, dtype=float).reshape(9))
+        self.model.cam_pos[self._camera] = position
         self.model.cam_quat[self._camera] = quat
-        data.cam_xpos[self._camera] = pose.position
-        data.cam_xmat[self._camera] = rot.reshape(9)
+        data.cam_xpos[self._camera] = position
+        data.cam_xmat[self._camera] = np.asarray(rotation, dtype=float).reshape(9)
         self._renderer.update_scene(data, camera=self._camera, scene_option=self._options)
         return np.array(self._renderer.render())
 

@@ -32,6 +32,12 @@ class SceneConfig:
 
     arms: tuple[ArmMount, ...] = (RIGHT_ARM,)
     objects: tuple[str, ...] = field(default_factory=tuple)
+    timestep: float = PHYSICS_TIMESTEP
+    """Seconds per physics step (vabench: 2 ms; the lab bench: 1/240 s as its seed states)."""
+    assets: tuple[str, ...] = ()
+    """Extra MJCF assets (materials) the objects use."""
+    sections: tuple[str, ...] = ()
+    """Extra top-level MJCF sections after the world body (e.g. ``<tendon>``)."""
 
 
 def scene_xml(config: SceneConfig) -> str:
@@ -45,6 +51,8 @@ def scene_xml(config: SceneConfig) -> str:
         f'pos="{m.base[0]} {m.base[1]} {m.base[2] / 2:.4f}" rgba="0.3 0.32 0.36 1" {WORLD_GEOM}/>'
         for m in config.arms
     )
+    extra_assets = "".join(f"\n    {a}" for a in config.assets)
+    extra_sections = "".join(f"\n  {x}" for x in config.sections)
     tz = TABLE_TOP_Z
     legs = "\n".join(
         f'<geom type="box" size="0.03 0.03 {(tz - 0.05) / 2:.4f}" pos="{sx * (TABLE_HALF_X - 0.06)} '
@@ -56,7 +64,7 @@ def scene_xml(config: SceneConfig) -> str:
     return f"""
 <mujoco model="actloop_tabletop">
   <compiler angle="radian" autolimits="true"/>
-  <option timestep="{PHYSICS_TIMESTEP}" integrator="implicitfast" cone="elliptic" impratio="10"/>
+  <option timestep="{config.timestep!r}" integrator="implicitfast" cone="elliptic" impratio="10"/>
   <visual>
     <global offwidth="1280" offheight="960" fovy="{VERTICAL_FOV_DEG}"/>
     <quality shadowsize="0" offsamples="2"/>
@@ -68,7 +76,7 @@ def scene_xml(config: SceneConfig) -> str:
              width="32" height="32"/>
     <texture name="floor_tex" type="2d" builtin="checker" rgb1="0.55 0.56 0.58" rgb2="0.5 0.51 0.53"
              width="64" height="64"/>
-    <material name="floor_mat" texture="floor_tex" texrepeat="8 8"/>
+    <material name="floor_mat" texture="floor_tex" texrepeat="8 8"/>{extra_assets}
   </asset>
   <worldbody>
     <light name="key" pos="0.6 -0.8 2.6" dir="-0.25 0.3 -1" diffuse="0.55 0.55 0.55" castshadow="false"/>
@@ -81,7 +89,7 @@ def scene_xml(config: SceneConfig) -> str:
     <camera name="{OBSERVER_CAMERA}" mode="fixed" pos="0 -0.9 1.5" fovy="{VERTICAL_FOV_DEG}"/>
     {arms}
     {objects}
-  </worldbody>
+  </worldbody>{extra_sections}
   <equality>
     {equalities}
   </equality>

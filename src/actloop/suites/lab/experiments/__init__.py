@@ -1,1 +1,41 @@
-"""The lab experiments with full specifications, by key."""
+"""The lab experiments with full specifications and benches, by key."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from actloop.errors import UnknownTask
+from actloop.suites.lab.catalog import CATALOG
+from actloop.suites.lab.instance import Instance
+from actloop.suites.lab.platforms.base import Platform
+from actloop.suites.lab.spec import ExperimentSpec
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """An experiment's specification and how its bench is built for an instance."""
+
+    spec: ExperimentSpec
+    platform: Callable[[Instance], Platform]
+
+
+def _registry() -> dict[str, Experiment]:
+    from actloop.suites.lab.experiments import hookes_law
+
+    return {e.spec.key: e for e in (hookes_law.EXPERIMENT,)}
+
+
+def experiment(key: str) -> Experiment:
+    """The implemented experiment ``key``; raises UnknownTask naming what exists."""
+    known = _registry()
+    if key not in known:
+        planned = "" if key not in {e.key for e in CATALOG} else f" ({key} is catalogued but not built yet)"
+        raise UnknownTask(f"no lab experiment {key!r}{planned}; built: {', '.join(sorted(known))}")
+    return known[key]
+
+
+def experiment_keys() -> list[str]:
+    """Every implemented experiment, in table-6 order."""
+    order = {e.key: e.number for e in CATALOG}
+    return sorted(_registry(), key=order.__getitem__)

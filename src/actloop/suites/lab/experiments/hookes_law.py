@@ -9,6 +9,9 @@ ruler's zero offset. Readings are the pointer's position on the ruler with the t
 from __future__ import annotations
 
 from actloop.suites.lab.catalog import specify
+from actloop.suites.lab.experiments import Experiment
+from actloop.suites.lab.instance import Instance
+from actloop.suites.lab.platforms.spring_stand import SpringStand
 from actloop.suites.lab.spec import Parameter, Part, choice, uniform
 
 SPEC = specify(
@@ -51,3 +54,12 @@ SPEC = specify(
         "Cite readings at four or more different loads.",
     ),
 )
+
+
+def bench(instance: Instance) -> SpringStand:
+    """The spring stand of ``instance``."""
+    h, p = instance.hidden, instance.public
+    return SpringStand(h["k"], h["unloaded_length"], h["tray_mass"], h["ruler_offset"], p["weight_mass"])
+
+
+EXPERIMENT = Experiment(SPEC, bench)

@@ -1,0 +1,320 @@
+"""LabEnv: one lab episode on its bench at the T0 interface level.
+
+The bench is the experiment's platform on the tabletop with a Panda-kinematics arm and three cameras.
+Physics runs at 240 Hz; every physics step is charged to the experiment's simulated-time budget, waiting
+included. When the budget runs out mid-action the episode ends in the state it reached.
+
+T0 (the seed's section 3.2): ``observe`` (three images, robot state, an observation id; the calibration is
+published once by ``calibration``), ``move_joints`` (a trajectory of 7-joint position targets, one per
+physics step, rejected whole with nothing moved if any target is malformed, outside the joint limits or
+faster than the joint velocity limits), ``gripper``, ``ik`` (joint angles for a hand pose, without moving,
+checking collisions or planning), ``wait`` and ``submit``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import mujoco
+import numpy as np
+
+from actloop.control.ik import ArmIK
+from actloop.errors import ActloopError
+from actloop.sim.arm import ArmHandle
+from actloop.sim.render import Renderer, encode_png
+from actloop.sim.robot import FINGER_TRAVEL, PANDA_LINKS
+from actloop.sim.scene import RIGHT_ARM, SceneConfig, scene_xml
+from actloop.sim.world import World
+from actloop.suites.lab.cameras import (
+    FIXED_FOVY_DEG,
+    HEIGHT,
+    WIDTH,
+    WRIST_FOVY_DEG,
+    CameraSpec,
+    calibration,
+    wrist_pose,
+)
+from actloop.suites.lab.experiments import experiment
+from actloop.suites.lab.instance import draw
+
+PHYSICS_HZ = 240
+DT = 1.0 / PHYSICS_HZ
+ARM = "right"
+HOME_Q = (0.0, -0.785, 0.0, -2.356, 0.0, 1.571, 0.785)
+"""The arm's ready pose (joint angles, rad) at the start of every episode."""
+MAX_JOINT_SPEED = (2.175, 2.175, 2.175, 2.175, 2.61, 2.61, 2.61)
+"""rad/s: a trajectory may change no joint faster than this between consecutive physics steps."""
+GRIPPER_MOVE_S = 0.5
+MAX_TRAJECTORY_STEPS = 240 * 60
+CAMERAS = (
+    CameraSpec("front", FIXED_FOVY_DEG, eye=(0.05, -0.75, 1.30), target=(0.05, 0.10, 0.95)),
+    CameraSpec("side", FIXED_FOVY_DEG, eye=(0.95, 0.15, 1.25), target=(0.05, 0.10, 0.95)),
+    CameraSpec("wrist", WRIST_FOVY_DEG),
+)
+JOINT_LIMITS = tuple(limits for _, _, limits in PANDA_LINKS)
+
+
+class LabRequestError(ActloopError):
+    """A call the bench refuses before doing anything (HTTP 422): the message says what to fix."""
+
+
+class EpisodeOver(ActloopError):
+    """The episode has ended (submitted, or out of budget); no further action is possible (HTTP 409)."""
+
+
+@dataclass
+class Clock:
+    """Simulated time used against the budget."""
+
+    budget_s: float
+    steps: int = 0
+
+    @property
+    def time_s(self) -> float:
+        return self.steps * DT
+
+    @property
+    def left_s(self) -> float:
+        return max(0.0, self.budget_s - self.time_s)
+
+    @property
+    def steps_left(self) -> int:
+        return max(0, math.floor(self.budget_s / DT + 1e-9) - self.steps)
+
+
+@dataclass
+class Submission:
+    """What the agent submitted, at which simulated time."""
+
+    result: dict[str, float]
+    citations: list[dict[str, Any]]
+    time_s: float
+
+
+@dataclass
+class Served:
+    """An observation served to the agent (evaluator side: what it showed is logged by id)."""
+
+    observation_id: int
+    time_s: float
+    cameras: tuple[str, ...]
+
+
+@dataclass
+class LabEnv:
+    """One episode of ``experiment`` on instance ``seed`` (see the module docstring)."""
+
+    experiment_key: str
+    seed: int
+    render: bool = True
+    served: list[Served] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        chosen = experiment(self.experiment_key)
+        self.spec = chosen.spec
+        self.instance = draw(chosen.spec, self.seed)
+        self.platform = chosen.platform(self.instance)
+        self.clock = Clock(self.spec.budget_s)
+        self.submission: Submission | None = None
+        self._model = self._build_model()
+        self._world = World(self._model)
+        self._arm = ArmHandle.from_model(self._model, ARM)
+        self._arm.set_configuration(self._world.data, np.array(HOME_Q), gripper_open=True)
+        self._world.data.ctrl[self._arm_actuators] = HOME_Q
+        self.platform.attach(self._model, self._world.data)
+        mujoco.mj_forward(self._model, self._world.data)
+        self._ik = ArmIK(self._model, ARM)
+        self._renderer: Renderer | None = None
+
+    def _build_model(self) -> mujoco.MjModel:
+        config = SceneConfig(
+            arms=(RIGHT_ARM,),
+            objects=(self.platform.bodies_xml(),),
+            timestep=DT,
+            assets=(self.platform.assets_xml(),) if self.platform.assets_xml() else (),
+            sections=(self.platform.sections_xml(),) if self.platform.sections_xml() else (),
+        )
+        spec = mujoco.MjSpec.from_string(scene_xml(config))
+        for name, image in self.platform.textures().items():
+            height, width, _ = image.shape
+            texture = spec.add_texture(
+                name=name, type=mujoco.mjtTexture.mjTEXTURE_2D, width=width, height=height
+            )
+            texture.nchannel = 3
+            texture.data = np.ascontiguousarray(image, dtype=np.uint8).tobytes()
+        return spec.compile()
+
+    @property
+    def _arm_actuators(self) -> list[int]:
+        return [self._model.actuator(f"{ARM}_act{i}").id for i in range(1, 8)]
+
+    @property
+    def done(self) -> bool:
+        return self.submission is not None or self.clock.steps_left == 0
+
+    # --- T0 ---
+    def calibration(self) -> dict[str, Any]:
+        return calibration(CAMERAS)
+
+    def robot_state(self) -> dict[str, Any]:
+        data = self._world.data
+        position, rotation = self._arm.control_pose(data)
+        quat = np.empty(4)
+        mujoco.mju_mat2Quat(quat, np.ascontiguousarray(rotation).reshape(9))
+        return {
+            "joints": [float(x) for x in self._arm.joint_positions(data)],
+            "hand_position": [float(x) for x in position],
+            "hand_quaternion": [float(x) for x in quat],
+            "gripper_width": 2.0 * float(data.qpos[self._model.joint(f"{ARM}_left_finger_joint").qposadr[0]]),
+            "time_s": self.clock.time_s,
+            "budget_left_s": self.clock.left_s,
+        }
+
+    def observe(self) -> dict[str, Any]:
+        """Three clean RGB images (PNG bytes by camera), the robot state and a new observation id."""
+        observation_id = len(self.served) + 1
+        images = self._images() if self.render else {}
+        self.served.append(Served(observation_id, self.clock.time_s, tuple(images)))
+        return {"observation_id": observation_id, "robot": self.robot_state(), "images": images}
+
+    def move_joints(self, targets: Sequence[Sequence[float]]) -> dict[str, Any]:
+        """Follow ``targets`` (one 7-joint target per physics step); returns the robot state after it."""
+        self._require_running()
+        path = self._validated(targets)
+        steps = min(len(path), self.clock.steps_left)
+        actuators = self._arm_actuators
+        for q in path[:steps]:
+            self._world.data.ctrl[actuators] = q
+            self._step(1)
+        return {"steps": steps, "completed": steps == len(path), **self.robot_state()}
+
+    def gripper(self, width_m: float) -> dict[str, Any]:
+        """Command the finger opening (0 to 0.08 m) and let it move for 0.5 s."""
+        self._require_running()
+        if not (
+            isinstance(width_m, int | float) and math.isfinite(width_m) and 0 <= width_m <= 2 * FINGER_TRAVEL
+        ):
+            raise LabRequestError(
+                f"width_m must be a number from 0 to {2 * FINGER_TRAVEL} m, got {width_m!r}"
+            )
+        self._world.data.ctrl[self._model.actuator(f"{ARM}_gripper").id] = width_m / 2
+        self._step(min(round(GRIPPER_MOVE_S / DT), self.clock.steps_left))
+        return self.robot_state()
+
+    def wait(self, seconds: float) -> dict[str, Any]:
+        """Hold the commands for ``seconds`` of simulated time (charged to the budget)."""
+        self._require_running()
+        if not (isinstance(seconds, int | float) and math.isfinite(seconds) and seconds >= 0):
+            raise LabRequestError(f"seconds must be a non-negative number, got {seconds!r}")
+        self._step(min(round(seconds / DT), self.clock.steps_left))
+        return self.robot_state()
+
+    def ik(self, position: Sequence[float], quaternion: Sequence[float]) -> dict[str, Any]:
+        """Joint angles putting the hand at ``position`` (m) with orientation ``quaternion`` (w, x, y, z),
+        from the current posture; the robot does not move, and nothing is checked for collisions."""
+        target = _vector(position, 3, "position")
+        quat = _vector(quaternion, 4, "quaternion")
+        norm = math.sqrt(sum(x * x for x in quat))
+        if norm < 1e-9:
+            raise LabRequestError("quaternion must not be zero")
+        rotation = np.empty(9)
+        mujoco.mju_quat2Mat(rotation, np.array(quat) / norm)
+        data = self._world.data
+        result = self._ik.solve(
+            data.qpos.copy(), np.array(target), rotation.reshape(3, 3), self._arm.joint_positions(data)
+        )
+        return {
+            "joints": [float(x) for x in result.q],
+            "converged": result.converged,
+            "position_error_m": float(result.position_error),
+            "rotation_error_rad": float(result.rotation_error),
+        }
+
+    def submit(self, result: dict[str, float], citations: list[dict[str, Any]]) -> dict[str, Any]:
+        """Submit once; the episode ends."""
+        if self.submission is not None:
+            raise EpisodeOver("a result was already submitted; an episode takes one submission")
+        names = {q.name for q in self.spec.quantities}
+        unknown = sorted(set(result) - names)
+        missing = sorted(names - set(result))
+        if unknown or missing:
+            raise LabRequestError(
+                f"result must give exactly {sorted(names)}; missing {missing}, unknown {unknown}"
+            )
+        for name, value in result.items():
+            if not (isinstance(value, int | float) and math.isfinite(value)):
+                raise LabRequestError(f"result {name} must be a finite number, got {value!r}")
+        self.submission = Submission(dict(result), list(citations), self.clock.time_s)
+        return {"submitted": True, "time_s": self.clock.time_s}
+
+    # --- internals ---
+    def _require_running(self) -> None:
+        if self.submission is not None:
+            raise EpisodeOver("the result was submitted: the bench accepts no further actions")
+        if self.clock.steps_left == 0:
+            raise EpisodeOver(f"the simulated-time budget of {self.spec.budget_s:g} s is spent")
+
+    def _step(self, n: int) -> None:
+        for _ in range(n):
+            self._world.step(1)
+            self.clock.steps += 1
+            self.platform.after_step(self._model, self._world.data)
+
+    def _validated(self, targets: Sequence[Sequence[float]]) -> list[np.ndarray]:
+        if not isinstance(targets, Sequence) or isinstance(targets, str) or not targets:
+            raise LabRequestError("targets must be a non-empty list of 7-joint targets")
+        if len(targets) > MAX_TRAJECTORY_STEPS:
+            raise LabRequestError(f"at most {MAX_TRAJECTORY_STEPS} targets per call (60 s); split the motion")
+        path = []
+        previous = self._arm.joint_positions(self._world.data)
+        for i, target in enumerate(targets):
+            q = np.array(_vector(target, 7, f"targets[{i}]"))
+            for j, (lo, hi) in enumerate(JOINT_LIMITS):
+                if not lo <= q[j] <= hi:
+                    raise LabRequestError(
+                        f"targets[{i}][{j}] = {q[j]:.4f} rad is outside joint {j + 1}'s limits [{lo}, {hi}]"
+                    )
+            for j, speed in enumerate(MAX_JOINT_SPEED):
+                if abs(q[j] - previous[j]) > speed * DT * (1 + 1e-9):
+                    raise LabRequestError(
+                        f"targets[{i}][{j}] moves joint {j + 1} by {abs(q[j] - previous[j]):.4f} rad in one "
+                        f"step ({DT:.5f} s); its limit is {speed} rad/s = {speed * DT:.5f} rad per step"
+                    )
+            path.append(q)
+            previous = q
+        return path
+
+    def _images(self) -> dict[str, bytes]:
+        if self._renderer is None:
+            self._renderer = Renderer(self._model, WIDTH, HEIGHT)
+        data = self._world.data
+        images = {}
+        for cam in CAMERAS:
+            if cam.eye is not None:
+                position, rotation = cam.fixed_pose()
+            else:
+                position, rotation = wrist_pose(*self._arm.control_pose(data))
+            self._model.vis.global_.fovy = cam.fovy_deg
+            self._model.cam_fovy[self._model.camera("observer").id] = cam.fovy_deg
+            images[cam.name] = encode_png(self._renderer.render_from(data, position, rotation))
+        return images
+
+    def close(self) -> None:
+        if self._renderer is not None:
+            self._renderer.close()
+            self._renderer = None
+
+
+def _vector(value: Any, length: int, name: str) -> list[float]:
+    """``value`` as ``length`` finite floats, or a LabRequestError saying what is wrong."""
+    if isinstance(value, str) or not isinstance(value, Sequence) or len(value) != length:
+        raise LabRequestError(f"{name} must be a list of {length} numbers")
+    out = []
+    for x in value:
+        if isinstance(x, bool) or not isinstance(x, int | float) or not math.isfinite(x):
+            raise LabRequestError(f"{name} must hold finite numbers, got {x!r}")
+        out.append(float(x))
+    return out

@@ -1,0 +1,1 @@
+"""Apparatus platforms: the scene parts, physics models and instruments several experiments share."""

@@ -1,0 +1,129 @@
+"""The spring stand (Hooke's law): a coil spring on a stand carrying a tray with a pointer, slotted
+weights in a rack, and a vertical millimetre ruler beside the pointer.
+
+The spring is the tray's vertical slide joint with the instance's stiffness; its reference length makes the
+empty tray hang at the instance's unloaded length below the anchor. The ruler's printed zero sits at its
+nominal height plus the instance's hidden offset.
+"""
+
+from __future__ import annotations
+
+import math
+
+import mujoco
+import numpy as np
+from PIL import Image, ImageDraw
+
+from actloop.sim.scene import TABLE_TOP_Z, WORLD_GEOM
+from actloop.suites.lab.platforms.base import Platform
+
+G = 9.81
+ANCHOR = (0.0, 0.08, 1.20)
+RULER_X = ANCHOR[0] + 0.07
+RULER_BOTTOM_Z = 0.90
+RULER_LENGTH_M = 0.30
+TRAY_RADIUS = 0.045
+WEIGHT_RADIUS = 0.014
+WEIGHT_HEIGHT = 0.024
+RACK_CENTRE = (0.22, 0.02)
+RACK_PITCH = 0.045
+WEIGHTS = 5
+DAMPING_RATIO = 0.12
+"""Of the empty tray on the spring: readings need the tray to come to rest, which takes a few seconds."""
+PX_PER_MM = 4
+
+
+def ruler_texture(length_mm: int = int(RULER_LENGTH_M * 1000), px_per_mm: int = PX_PER_MM) -> np.ndarray:
+    """A printed ruler: a tick every millimetre, longer at 5 and 10 mm, a number every centimetre."""
+    width, height = 96, length_mm * px_per_mm
+    image = Image.new("RGB", (width, height), (236, 230, 196))
+    draw = ImageDraw.Draw(image)
+    for mm in range(length_mm + 1):
+        y = min(height - 1, height - 1 - mm * px_per_mm)
+        size = 34 if mm % 10 == 0 else 22 if mm % 5 == 0 else 12
+        draw.line([(0, y), (size, y)], fill=(0, 0, 0), width=1)
+        if mm % 10 == 0 and 0 < mm < length_mm:
+            draw.text((40, y - 5), str(mm // 10), fill=(0, 0, 0))
+    return np.asarray(image)
+
+
+class SpringStand(Platform):
+    """The apparatus of one Hooke's-law instance (see the module docstring)."""
+
+    def __init__(
+        self, k: float, unloaded_length: float, tray_mass: float, ruler_offset: float, weight_mass: float
+    ) -> None:
+        self.k = k
+        self.unloaded_length = unloaded_length
+        self.tray_mass = tray_mass
+        self.ruler_offset = ruler_offset
+        self.weight_mass = weight_mass
+        self.tray_joint = -1
+
+    @property
+    def ruler_zero_z(self) -> float:
+        """World height of the ruler's printed zero."""
+        return RULER_BOTTOM_Z + self.ruler_offset
+
+    def assets_xml(self) -> str:
+        return '<material name="ruler_mat" texture="ruler_tex"/>'
+
+    def textures(self) -> dict[str, np.ndarray]:
+        return {"ruler_tex": ruler_texture()}
+
+    def bodies_xml(self) -> str:
+        ax, ay, az = ANCHOR
+        # joint q is the tray's drop below the anchor; the empty tray rests at q = unloaded_length
+        springref = self.unloaded_length - self.tray_mass * G / self.k
+        damping = 2 * DAMPING_RATIO * math.sqrt(self.k * self.tray_mass)
+        ruler_half = RULER_LENGTH_M / 2
+        weights = "\n".join(self._weight_xml(i) for i in range(1, WEIGHTS + 1))
+        return f"""
+<body name="stand" pos="{ax - 0.12} {ay} {TABLE_TOP_Z}">
+  <geom name="stand_foot" type="box" size="0.07 0.07 0.01" pos="0 0 0.01" rgba="0.25 0.25 0.28 1"
+        {WORLD_GEOM}/>
+  <geom name="stand_post" type="cylinder" size="0.012 {(az - TABLE_TOP_Z) / 2:.4f}"
+        pos="0 0 {(az - TABLE_TOP_Z) / 2:.4f}" rgba="0.6 0.6 0.62 1" {WORLD_GEOM}/>
+  <geom name="stand_arm" type="box" size="0.075 0.008 0.008" pos="0.07 0 {az - TABLE_TOP_Z + 0.008:.4f}"
+        rgba="0.6 0.6 0.62 1" {WORLD_GEOM}/>
+  <site name="spring_top" pos="0.12 0 {az - TABLE_TOP_Z:.4f}" size="0.004"/>
+</body>
+<body name="ruler" pos="{RULER_X} {ay} {self.ruler_zero_z + ruler_half:.6f}">
+  <geom name="ruler_face" type="box" size="0.012 0.003 {ruler_half}" material="ruler_mat" {WORLD_GEOM}/>
+</body>
+<body name="tray" pos="{ax} {ay} {az}">
+  <joint name="spring" type="slide" axis="0 0 -1" stiffness="{self.k!r}" springref="{springref!r}"
+         damping="{damping:.6g}" range="0 0.45" limited="true"/>
+  <site name="spring_bottom" pos="0 0 -0.005" size="0.004"/>
+  <geom name="tray_hanger" type="capsule" fromto="0 0 -0.005 0 0 -0.03" size="0.003"
+        rgba="0.55 0.55 0.58 1" contype="0" conaffinity="0" mass="0"/>
+  <geom name="tray_plate" type="cylinder" size="{TRAY_RADIUS} 0.003" pos="0 0 -0.033"
+        rgba="0.7 0.7 0.72 1" mass="{self.tray_mass!r}" {WORLD_GEOM}/>
+  <geom name="tray_pointer" type="box" size="0.028 0.0015 0.0008" pos="0.048 0 -0.030"
+        rgba="0.85 0.1 0.1 1" contype="0" conaffinity="0" mass="0"/>
+</body>
+{weights}"""
+
+    def _weight_xml(self, i: int) -> str:
+        x = RACK_CENTRE[0] + (i - 3) * RACK_PITCH
+        return f"""
+<body name="weight_{i}" pos="{x:.4f} {RACK_CENTRE[1]} {TABLE_TOP_Z + WEIGHT_HEIGHT / 2 + 0.0005:.5f}">
+  <freejoint name="weight_{i}_free"/>
+  <geom name="weight_{i}" type="cylinder" size="{WEIGHT_RADIUS} {WEIGHT_HEIGHT / 2}"
+        mass="{self.weight_mass!r}" rgba="0.72 0.6 0.25 1" friction="1 0.005 0.0001" {WORLD_GEOM}/>
+</body>"""
+
+    def sections_xml(self) -> str:
+        return (
+            '<tendon><spatial name="spring_coil" width="0.006" rgba="0.3 0.3 0.32 1">'
+            '<site site="spring_top"/><site site="spring_bottom"/></spatial></tendon>'
+        )
+
+    def attach(self, model: mujoco.MjModel, data: mujoco.MjData) -> None:
+        self.tray_joint = int(model.jnt_qposadr[model.joint("spring").id])
+        data.qpos[self.tray_joint] = self.unloaded_length  # the empty tray starts at rest
+
+    def pointer_reading_mm(self, data: mujoco.MjData) -> float:
+        """Where the pointer stands on the ruler (mm above its printed zero): the true value of a reading."""
+        pointer_z = ANCHOR[2] - float(data.qpos[self.tray_joint]) - 0.030
+        return 1000.0 * (pointer_z - self.ruler_zero_z)
