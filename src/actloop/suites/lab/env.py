@@ -237,6 +237,8 @@ class LabEnv:
         """Submit once; the episode ends."""
         if self.submission is not None:
             raise EpisodeOver("a result was already submitted; an episode takes one submission")
+        if not isinstance(result, dict) or not isinstance(citations, list):
+            raise LabRequestError("submit needs result as an object of named values and citations as a list")
         names = {q.name for q in self.spec.quantities}
         unknown = sorted(set(result) - names)
         missing = sorted(names - set(result))

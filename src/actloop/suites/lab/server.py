@@ -33,13 +33,18 @@ def _observe(env: LabEnv, args: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _arg(args: dict[str, Any], name: str, default: Any = None) -> Any:
+    """A named argument as sent (the bench validates it and says what is wrong)."""
+    return args.get(name, default)
+
+
 CALLS: dict[str, Callable[[LabEnv, dict[str, Any]], dict[str, Any]]] = {
     "observe": _observe,
-    "move_joints": lambda env, a: env.move_joints(a.get("targets")),
-    "gripper": lambda env, a: env.gripper(a.get("width_m")),
-    "ik": lambda env, a: env.ik(a.get("position"), a.get("quaternion")),
-    "wait": lambda env, a: env.wait(a.get("seconds")),
-    "submit": lambda env, a: env.submit(a.get("result"), a.get("citations", [])),
+    "move_joints": lambda env, a: env.move_joints(_arg(a, "targets")),
+    "gripper": lambda env, a: env.gripper(_arg(a, "width_m")),
+    "ik": lambda env, a: env.ik(_arg(a, "position"), _arg(a, "quaternion")),
+    "wait": lambda env, a: env.wait(_arg(a, "seconds")),
+    "submit": lambda env, a: env.submit(_arg(a, "result"), _arg(a, "citations", [])),
 }
 QUERIES: dict[str, Callable[[LabEnv], dict[str, Any]]] = {
     "calibration": LabEnv.calibration,
@@ -138,5 +143,5 @@ def serving(env: LabEnv, token: str | None = None) -> Iterator[LabServer]:
         server.shutdown()
         server.server_close()
         thread.join(5)
-        server.run(lambda: env.close() or {})
+        server.bench_thread.submit(env.close).result()
         server.bench_thread.shutdown()
