@@ -11,6 +11,7 @@ import pytest
 from PIL import Image
 
 from actloop.suites.lab.env import DT, HOME_Q, EpisodeOver, LabEnv, LabRequestError
+from actloop.suites.lab.evidence import evidence_gate, parse_citation
 from actloop.suites.lab.platforms.spring_stand import G
 
 
@@ -102,7 +103,10 @@ def test_ik_answers_without_moving_and_the_gripper_closes(env: LabEnv) -> None:
 
 def test_observations_are_three_images_with_ids_and_a_published_calibration(env: LabEnv) -> None:
     first, second = env.observe(), env.observe()
-    assert (first["observation_id"], second["observation_id"]) == (1, 2)
+    assert (first["observation_id"], second["observation_id"]) == (
+        f"{env.episode_token}-1",
+        f"{env.episode_token}-2",
+    )
     assert set(first["images"]) == {"front", "side", "wrist"}
     for png in first["images"].values():
         assert Image.open(io.BytesIO(png)).size == (640, 480)
@@ -136,3 +140,28 @@ def test_the_same_seed_and_actions_give_bit_identical_states() -> None:
         states.append(bench._world.data.qpos.copy())
         bench.close()
     assert states[0].tobytes() == states[1].tobytes()
+
+
+def test_every_served_image_is_logged_with_what_the_ruler_showed_and_whether_it_was_readable(
+    env: LabEnv,
+) -> None:
+    seen = env.observe()
+    logged = env.instrument_log.observations[seen["observation_id"]]
+    assert logged.shown["ruler"] == pytest.approx(reading(env), abs=1e-9)
+    front = {view.camera: view for view in logged.views_of("ruler")}["front"]
+    assert not front.readable and front.pixel_size < 3.0 and "px" in front.reason  # 1 mm marks from 1 m away
+    citation = parse_citation(
+        {"observation_id": seen["observation_id"], "instrument": "ruler", "value": reading(env)}
+    )
+    gate, (verdict,) = evidence_gate(env.instrument_log, [citation])
+    assert not gate.passed and not verdict.valid and "px" in verdict.reason
+    forged = parse_citation({"observation_id": "elsewhere-1", "instrument": "ruler", "value": reading(env)})
+    assert not evidence_gate(env.instrument_log, [forged])[0].passed
+
+
+def test_submission_seals_a_record_that_detects_any_later_change(env: LabEnv) -> None:
+    env.observe()
+    env.wait(0.5)
+    sealed = env.submit({"k": 30.0}, [])["record_hash"]
+    assert env.record.sealed
+    env.record.verify(sealed)  # raises on any change, deletion, insertion or reordering

@@ -47,7 +47,8 @@ def test_a_full_exchange(served: tuple[LabEnv, LabServer, ModuleType]) -> None:
     _, server, client = served
     lab = client.Lab(server.url, server.token)
     seen = lab.observe()
-    assert seen["observation_id"] == 1 and Image.open(io.BytesIO(seen["images"]["front"])).size == (640, 480)
+    assert seen["observation_id"].endswith("-1")
+    assert Image.open(io.BytesIO(seen["images"]["front"])).size == (640, 480)
     assert set(lab.calibration()) >= {"front", "side", "wrist"}
     path = [[HOME_Q[0] + 0.1 * (i + 1) / 48, *HOME_Q[1:]] for i in range(48)]
     assert lab.move_joints(path)["steps"] == 48

@@ -14,6 +14,7 @@ checking collisions or planning), ``wait`` and ``submit``.
 from __future__ import annotations
 
 import math
+import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -39,6 +40,9 @@ from actloop.suites.lab.cameras import (
 )
 from actloop.suites.lab.experiments import experiment
 from actloop.suites.lab.instance import draw
+from actloop.suites.lab.instruments import InstrumentLog, InstrumentPanel
+from actloop.suites.lab.readability import visibility
+from actloop.suites.lab.record import Record
 
 PHYSICS_HZ = 240
 DT = 1.0 / PHYSICS_HZ
@@ -95,22 +99,14 @@ class Submission:
 
 
 @dataclass
-class Served:
-    """An observation served to the agent (evaluator side: what it showed is logged by id)."""
-
-    observation_id: int
-    time_s: float
-    cameras: tuple[str, ...]
-
-
-@dataclass
 class LabEnv:
     """One episode of ``experiment`` on instance ``seed`` (see the module docstring)."""
 
     experiment_key: str
     seed: int
     render: bool = True
-    served: list[Served] = field(default_factory=list)
+    episode_token: str = field(default_factory=lambda: secrets.token_hex(4))
+    """Prefix of this episode's observation ids, so an id from another episode is never valid here."""
 
     def __post_init__(self) -> None:
         chosen = experiment(self.experiment_key)
@@ -126,6 +122,11 @@ class LabEnv:
         self._world.data.ctrl[self._arm_actuators] = HOME_Q
         self.platform.attach(self._model, self._world.data)
         mujoco.mj_forward(self._model, self._world.data)
+        self.record = Record()
+        self.instrument_log = InstrumentLog(sink=self.record.append)
+        self.panel = InstrumentPanel(self.platform.instruments(), [], self.seed, self.instrument_log)
+        self.panel.step(0.0, self.platform.true_values(self._world.data))
+        self._served = 0
         self._ik = ArmIK(self._model, ARM)
         self._renderer: Renderer | None = None
 
@@ -174,10 +175,16 @@ class LabEnv:
         }
 
     def observe(self) -> dict[str, Any]:
-        """Three clean RGB images (PNG bytes by camera), the robot state and a new observation id."""
-        observation_id = len(self.served) + 1
+        """Three clean RGB images (PNG bytes by camera), the robot state and a new observation id. The
+        evaluator logs what every instrument showed and whether each image shows it readably."""
+        self._served += 1
+        observation_id = f"{self.episode_token}-{self._served}"
         images = self._images() if self.render else {}
-        self.served.append(Served(observation_id, self.clock.time_s, tuple(images)))
+        seen = [v for cam in CAMERAS for v in visibility(
+            self._model, self._world.data, cam.name, self._camera_pose(cam), cam.intrinsics()["fy"],
+            self.platform.reading_sites(self._world.data),
+        )]  # fmt: skip
+        self.instrument_log.serve_observation(observation_id, self.clock.time_s, seen)
         return {"observation_id": observation_id, "robot": self.robot_state(), "images": images}
 
     def move_joints(self, targets: Sequence[Sequence[float]]) -> dict[str, Any]:
@@ -250,7 +257,8 @@ class LabEnv:
             if not (isinstance(value, int | float) and math.isfinite(value)):
                 raise LabRequestError(f"result {name} must be a finite number, got {value!r}")
         self.submission = Submission(dict(result), list(citations), self.clock.time_s)
-        return {"submitted": True, "time_s": self.clock.time_s}
+        seal = self.record.seal({"result": result, "citations": citations, "time_s": self.clock.time_s})
+        return {"submitted": True, "time_s": self.clock.time_s, "record_hash": seal}
 
     # --- internals ---
     def _require_running(self) -> None:
@@ -260,10 +268,12 @@ class LabEnv:
             raise EpisodeOver(f"the simulated-time budget of {self.spec.budget_s:g} s is spent")
 
     def _step(self, n: int) -> None:
+        data = self._world.data
         for _ in range(n):
             self._world.step(1)
             self.clock.steps += 1
-            self.platform.after_step(self._model, self._world.data)
+            self.platform.after_step(self._model, data)
+            self.panel.step(self.clock.time_s, self.platform.true_values(data))
 
     def _validated(self, targets: Sequence[Sequence[float]]) -> list[np.ndarray]:
         if not isinstance(targets, Sequence) or isinstance(targets, str) or not targets:
@@ -295,14 +305,16 @@ class LabEnv:
         data = self._world.data
         images = {}
         for cam in CAMERAS:
-            if cam.eye is not None:
-                position, rotation = cam.fixed_pose()
-            else:
-                position, rotation = wrist_pose(*self._arm.control_pose(data))
+            position, rotation = self._camera_pose(cam)
             self._model.vis.global_.fovy = cam.fovy_deg
             self._model.cam_fovy[self._model.camera("observer").id] = cam.fovy_deg
             images[cam.name] = encode_png(self._renderer.render_from(data, position, rotation))
         return images
+
+    def _camera_pose(self, cam: CameraSpec) -> tuple[np.ndarray, np.ndarray]:
+        if cam.eye is not None:
+            return cam.fixed_pose()
+        return wrist_pose(*self._arm.control_pose(self._world.data))
 
     def close(self) -> None:
         if self._renderer is not None:

@@ -3,9 +3,23 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from dataclasses import dataclass
 
 import mujoco
 import numpy as np
+
+from actloop.suites.lab.instruments import InstrumentSpec
+
+
+@dataclass(frozen=True)
+class ReadingSite:
+    """Where an instrument is read in the world: the point a reader looks at, the world step between two
+    adjacent graduations (or a digit's height) at that point, and the geom that carries the marks (a ray
+    from a camera that hits another geom first is occluded)."""
+
+    point: np.ndarray
+    resolve: np.ndarray
+    geom: str
 
 
 class Platform(ABC):
@@ -26,6 +40,18 @@ class Platform(ABC):
 
     def textures(self) -> dict[str, np.ndarray]:
         """Named RGB textures (H×W×3 uint8), e.g. printed scales."""
+        return {}
+
+    def instruments(self) -> list[InstrumentSpec]:
+        """The instruments on this bench."""
+        return []
+
+    def true_values(self, data: mujoco.MjData) -> dict[str, float]:
+        """The true value each instrument is given this step, by instrument name."""
+        return {}
+
+    def reading_sites(self, data: mujoco.MjData) -> dict[str, ReadingSite]:
+        """Where each instrument is read, for the readability of served images."""
         return {}
 
     def attach(self, model: mujoco.MjModel, data: mujoco.MjData) -> None:  # noqa: B027  (optional hook)

@@ -15,7 +15,8 @@ import numpy as np
 from PIL import Image, ImageDraw
 
 from actloop.sim.scene import TABLE_TOP_Z, WORLD_GEOM
-from actloop.suites.lab.platforms.base import Platform
+from actloop.suites.lab.instruments import InstrumentSpec, ScaleDisplay
+from actloop.suites.lab.platforms.base import Platform, ReadingSite
 
 G = 9.81
 ANCHOR = (0.0, 0.08, 1.20)
@@ -31,6 +32,13 @@ WEIGHTS = 5
 DAMPING_RATIO = 0.12
 """Of the empty tray on the spring: readings need the tray to come to rest, which takes a few seconds."""
 PX_PER_MM = 4
+RULER = InstrumentSpec(
+    "ruler",
+    "mm",
+    ScaleDisplay(graduation=1.0, reading_fraction=0.5, min_graduation_px=3.0, style="ruler"),
+    refresh_hz=240.0,
+)
+"""The ruler read at the pointer: 1 mm graduations, read to half a millimetre, legible from 3 px apart."""
 
 
 def ruler_texture(length_mm: int = int(RULER_LENGTH_M * 1000), px_per_mm: int = PX_PER_MM) -> np.ndarray:
@@ -122,6 +130,19 @@ class SpringStand(Platform):
     def attach(self, model: mujoco.MjModel, data: mujoco.MjData) -> None:
         self.tray_joint = int(model.jnt_qposadr[model.joint("spring").id])
         data.qpos[self.tray_joint] = self.unloaded_length  # the empty tray starts at rest
+
+    def instruments(self) -> list[InstrumentSpec]:
+        return [RULER]
+
+    def true_values(self, data: mujoco.MjData) -> dict[str, float]:
+        return {"ruler": self.pointer_reading_mm(data)}
+
+    def reading_sites(self, data: mujoco.MjData) -> dict[str, ReadingSite]:
+        pointer_z = ANCHOR[2] - float(data.qpos[self.tray_joint]) - 0.030
+        face = np.array(
+            [RULER_X - 0.006, ANCHOR[1] - 0.0031, pointer_z]
+        )  # the scale's marked edge, front face
+        return {"ruler": ReadingSite(face, np.array([0.0, 0.0, 0.001]), "ruler_face")}
 
     def pointer_reading_mm(self, data: mujoco.MjData) -> float:
         """Where the pointer stands on the ruler (mm above its printed zero): the true value of a reading."""
