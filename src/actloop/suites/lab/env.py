@@ -38,11 +38,14 @@ from actloop.suites.lab.cameras import (
     calibration,
     wrist_pose,
 )
+from actloop.suites.lab.evaluation import score_episode
+from actloop.suites.lab.evidence import Verdict
 from actloop.suites.lab.experiments import experiment
 from actloop.suites.lab.instance import draw
 from actloop.suites.lab.instruments import InstrumentLog, InstrumentPanel
 from actloop.suites.lab.readability import visibility
 from actloop.suites.lab.record import Record
+from actloop.suites.lab.scoring import Score
 
 PHYSICS_HZ = 240
 DT = 1.0 / PHYSICS_HZ
@@ -126,6 +129,7 @@ class LabEnv:
         self.instrument_log = InstrumentLog(sink=self.record.append)
         self.panel = InstrumentPanel(self.platform.instruments(), [], self.seed, self.instrument_log)
         self.panel.step(0.0, self.platform.true_values(self._world.data))
+        self.evaluator = chosen.evaluator(self.spec, self.record, self.instance, self.platform)
         self._served = 0
         self._ik = ArmIK(self._model, ARM)
         self._renderer: Renderer | None = None
@@ -257,8 +261,23 @@ class LabEnv:
             if not (isinstance(value, int | float) and math.isfinite(value)):
                 raise LabRequestError(f"result {name} must be a finite number, got {value!r}")
         self.submission = Submission(dict(result), list(citations), self.clock.time_s)
+        self.evaluator.tracker.close()
         seal = self.record.seal({"result": result, "citations": citations, "time_s": self.clock.time_s})
         return {"submitted": True, "time_s": self.clock.time_s, "record_hash": seal}
+
+    def score(self) -> tuple[Score, list[Verdict]]:
+        """Score the episode as it stands (evaluator side): the submission if any, else a run that knew
+        nothing."""
+        submitted = self.submission
+        return score_episode(
+            self.evaluator,
+            self.record,
+            self.instrument_log,
+            submitted.result if submitted else None,
+            submitted.citations if submitted else [],
+            self._model,
+            self._world.data,
+        )
 
     # --- internals ---
     def _require_running(self) -> None:
@@ -274,6 +293,7 @@ class LabEnv:
             self.clock.steps += 1
             self.platform.after_step(self._model, data)
             self.panel.step(self.clock.time_s, self.platform.true_values(data))
+            self.evaluator.step(self.clock.time_s, self._model, data)
 
     def _validated(self, targets: Sequence[Sequence[float]]) -> list[np.ndarray]:
         if not isinstance(targets, Sequence) or isinstance(targets, str) or not targets:

@@ -112,10 +112,15 @@ class SpringStand(Platform):
 </body>
 {weights}"""
 
+    @staticmethod
+    def rack_position(i: int) -> tuple[float, float, float]:
+        """Where weight ``i`` stands in the rack (its centre), metres."""
+        return (RACK_CENTRE[0] + (i - 3) * RACK_PITCH, RACK_CENTRE[1], TABLE_TOP_Z + WEIGHT_HEIGHT / 2)
+
     def _weight_xml(self, i: int) -> str:
-        x = RACK_CENTRE[0] + (i - 3) * RACK_PITCH
+        x, y, z = self.rack_position(i)
         return f"""
-<body name="weight_{i}" pos="{x:.4f} {RACK_CENTRE[1]} {TABLE_TOP_Z + WEIGHT_HEIGHT / 2 + 0.0005:.5f}">
+<body name="weight_{i}" pos="{x:.4f} {y} {z + 0.0005:.5f}">
   <freejoint name="weight_{i}_free"/>
   <geom name="weight_{i}" type="cylinder" size="{WEIGHT_RADIUS} {WEIGHT_HEIGHT / 2}"
         mass="{self.weight_mass!r}" rgba="0.72 0.6 0.25 1" friction="1 0.005 0.0001" {WORLD_GEOM}/>

@@ -1,0 +1,103 @@
+"""Scoring an episode from its record: the evaluator side every experiment shares.
+
+An experiment's :class:`Evaluator` watches each physics step (contacts, motion, loads) and says which
+measurement conditions hold; the tracker turns those into intervals in the sealed record. At the end,
+:func:`score_episode` applies the gates (evidence, conditions, refit for ∗ experiments, restored), asks the
+experiment for its milestones L1–L4 and its targets, and scores the run by the seed's eq. 2–3.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import mujoco
+
+from actloop.errors import ConfigError
+from actloop.suites.lab.evidence import (
+    Citation,
+    Conditions,
+    ConditionTracker,
+    Verdict,
+    condition_gate,
+    evidence_gate,
+    parse_citation,
+    refit_gate,
+)
+from actloop.suites.lab.instruments import InstrumentLog
+from actloop.suites.lab.record import Record
+from actloop.suites.lab.scoring import Check, Score, score
+from actloop.suites.lab.spec import ExperimentSpec
+
+REFIT_FRACTION = 0.5
+"""A ∗ result must agree with the evaluator's refit of the cited readings within half its tolerance."""
+
+
+class Evaluator(ABC):
+    """The evaluator's view of one experiment's episode (never reachable from the agent)."""
+
+    required_conditions: tuple[str, ...] = ()
+    """Conditions every cited reading must have been taken under."""
+
+    def __init__(self, spec: ExperimentSpec, record: Record) -> None:
+        self.spec = spec
+        self.tracker = ConditionTracker(record.append)
+
+    @abstractmethod
+    def step(self, time_s: float, model: mujoco.MjModel, data: mujoco.MjData) -> None:
+        """Watch one physics step; call ``self.tracker.update`` with the conditions that hold."""
+
+    @abstractmethod
+    def milestones(self, valid: Sequence[Verdict], log: InstrumentLog, conditions: Conditions) -> list[Check]:
+        """L1–L4 from what happened and the valid readings (those passing evidence and conditions)."""
+
+    @abstractmethod
+    def restored(self, model: mujoco.MjModel, data: mujoco.MjData) -> Check:
+        """Whether the bench is left as the card requires."""
+
+    @abstractmethod
+    def targets(self) -> dict[str, float]:
+        """y* for every scored quantity (a measure objective's hidden truth)."""
+
+    def refit(self, valid: Sequence[Verdict]) -> Mapping[str, float]:
+        """The evaluator's fit of the valid cited readings (∗ experiments); ValueError when they give none."""
+        raise ConfigError(f"{self.spec.key} has no refit")
+
+
+def score_episode(
+    evaluator: Evaluator,
+    record: Record,
+    log: InstrumentLog,
+    result: Mapping[str, Any] | None,
+    raw_citations: Sequence[Mapping[str, Any]],
+    model: mujoco.MjModel,
+    data: mujoco.MjData,
+) -> tuple[Score, list[Verdict]]:
+    """Score a finished episode; ``result`` is None when nothing was submitted. Returns the score and the
+    verdict on every citation (a malformed citation fails the evidence gate with its reason)."""
+    evaluator.tracker.close()
+    conditions = Conditions.from_entries((e.kind, e.data) for e in record.entries)
+    citations: list[Citation] = []
+    malformed: list[str] = []
+    for raw in raw_citations:
+        try:
+            citations.append(parse_citation(raw))
+        except ConfigError as err:
+            malformed.append(str(err))
+    evidence, verdicts = evidence_gate(log, citations)
+    if malformed or not citations:
+        problem = "; ".join(malformed) or "no reading was cited"
+        evidence = Check("evidence", False, f"{problem}; {evidence.evidence}" if citations else problem)
+    placed = [v for v in verdicts if v.valid]
+    conditions_check, judged = condition_gate(placed, conditions, evaluator.required_conditions)
+    if not placed:
+        conditions_check = Check("conditions", False, "no valid reading to check")
+    valid = [v for v in judged if v.valid]
+    gates = [evidence, conditions_check, evaluator.restored(model, data)]
+    submitted = dict(result or {})
+    if evaluator.spec.refit:
+        fit = lambda _: evaluator.refit(valid)  # noqa: E731  (the gate hands citations; the fit needs times)
+        gates.append(refit_gate(submitted, valid, fit, evaluator.spec.quantities, REFIT_FRACTION))
+    milestones = evaluator.milestones(valid, log, conditions)
+    return score(submitted, evaluator.targets(), evaluator.spec.quantities, gates, milestones), judged
