@@ -33,13 +33,16 @@ def place(env: LabEnv, weight: int, position: tuple[float, float, float]) -> Non
     data.qvel[joint.dofadr[0] : joint.dofadr[0] + 6] = 0.0
 
 
+SPOTS = ((-0.032, -0.015), (0.0, -0.015), (0.032, -0.015), (-0.016, 0.02), (0.016, 0.02))
+"""Places for the weights on the tray plate, relative to its centre."""
+
+
 def on_tray(env: LabEnv, weight: int) -> None:
-    """Stack ``weight`` on the tray (on top of what is there)."""
+    """Set ``weight`` on the tray plate at its own spot."""
     data, model = env._world.data, env._model
-    top = float(data.geom_xpos[model.geom("tray_plate").id][2]) + 0.003
-    carried = [i for i in range(1, WEIGHTS + 1) if abs(data.body(f"weight_{i}").xpos[0]) < 0.02]
-    x, y = data.geom_xpos[model.geom("tray_plate").id][:2]
-    place(env, weight, (float(x), float(y), top + 0.012 + 0.024 * len(carried) + 0.0005))
+    x, y, z = data.geom_xpos[model.geom("tray_plate").id]
+    dx, dy = SPOTS[weight - 1]
+    place(env, weight, (float(x) + dx, float(y) + dy, float(z) + 0.003 + 0.012 + 0.0005))
 
 
 def close_up(env: LabEnv) -> str:

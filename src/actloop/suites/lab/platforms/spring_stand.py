@@ -19,14 +19,16 @@ from actloop.suites.lab.instruments import InstrumentSpec, ScaleDisplay
 from actloop.suites.lab.platforms.base import Platform, ReadingSite
 
 G = 9.81
-ANCHOR = (0.0, 0.08, 1.20)
+ANCHOR = (0.0, 0.10, 1.20)
 RULER_X = ANCHOR[0] + 0.07
 RULER_BOTTOM_Z = 0.90
 RULER_LENGTH_M = 0.30
-TRAY_RADIUS = 0.045
+TRAY_HALF = (0.055, 0.04)
+TRAY_OFFSET_Y = 0.09
+"""The tray plate hangs in front of the spring (towards the robot), so nothing is above it."""
 WEIGHT_RADIUS = 0.014
 WEIGHT_HEIGHT = 0.024
-RACK_CENTRE = (0.22, 0.02)
+RACK_CENTRE = (0.20, -0.12)
 RACK_PITCH = 0.045
 WEIGHTS = 5
 DAMPING_RATIO = 0.12
@@ -85,6 +87,7 @@ class SpringStand(Platform):
         springref = self.unloaded_length - self.tray_mass * G / self.k
         damping = 2 * DAMPING_RATIO * math.sqrt(self.k * self.tray_mass)
         ruler_half = RULER_LENGTH_M / 2
+        bar_half = (TRAY_OFFSET_Y - TRAY_HALF[1]) / 2
         weights = "\n".join(self._weight_xml(i) for i in range(1, WEIGHTS + 1))
         return f"""
 <body name="stand" pos="{ax - 0.12} {ay} {TABLE_TOP_Z}">
@@ -105,8 +108,10 @@ class SpringStand(Platform):
   <site name="spring_bottom" pos="0 0 -0.005" size="0.004"/>
   <geom name="tray_hanger" type="capsule" fromto="0 0 -0.005 0 0 -0.03" size="0.003"
         rgba="0.55 0.55 0.58 1" contype="0" conaffinity="0" mass="0"/>
-  <geom name="tray_plate" type="cylinder" size="{TRAY_RADIUS} 0.003" pos="0 0 -0.033"
-        rgba="0.7 0.7 0.72 1" mass="{self.tray_mass!r}" {WORLD_GEOM}/>
+  <geom name="tray_bar" type="box" size="0.006 {bar_half:.4f} 0.003" pos="0 {-bar_half:.4f} -0.033"
+        rgba="0.55 0.55 0.58 1" mass="0" {WORLD_GEOM}/>
+  <geom name="tray_plate" type="box" size="{TRAY_HALF[0]} {TRAY_HALF[1]} 0.003"
+        pos="0 {-TRAY_OFFSET_Y} -0.033" rgba="0.7 0.7 0.72 1" mass="{self.tray_mass!r}" {WORLD_GEOM}/>
   <geom name="tray_pointer" type="box" size="0.028 0.0015 0.0008" pos="0.048 0 -0.030"
         rgba="0.85 0.1 0.1 1" contype="0" conaffinity="0" mass="0"/>
 </body>
