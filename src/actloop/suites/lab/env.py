@@ -162,7 +162,15 @@ class LabEnv:
 
     # --- T0 ---
     def calibration(self) -> dict[str, Any]:
-        return calibration(CAMERAS)
+        """The cameras' calibration and the robot's published limits."""
+        robot = {
+            "physics_dt_s": DT,
+            "joint_limits_rad": [list(limits) for limits in JOINT_LIMITS],
+            "max_joint_speed_rad_s": list(MAX_JOINT_SPEED),
+            "gripper_max_width_m": 2 * FINGER_TRAVEL,
+            "hand_frame": "x approach (towards the fingertips), y finger-closing, z palm side",
+        }
+        return {**calibration(CAMERAS), "robot": robot}
 
     def robot_state(self) -> dict[str, Any]:
         data = self._world.data

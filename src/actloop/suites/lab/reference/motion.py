@@ -1,0 +1,86 @@
+"""Moving the hand along straight lines with T0 calls only: inverse kinematics at short waypoints and
+joint trajectories within the published speed limits."""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Protocol
+
+import numpy as np
+
+WAYPOINT_M = 0.02
+SPEED_FRACTION = 0.5
+SETTLE_S = 0.3
+
+
+class Client(Protocol):
+    def state(self) -> dict[str, Any]: ...
+    def calibration(self) -> dict[str, Any]: ...
+    def ik(self, position: list[float], quaternion: list[float]) -> dict[str, Any]: ...
+    def move_joints(self, targets: list[list[float]]) -> dict[str, Any]: ...
+    def gripper(self, width_m: float) -> dict[str, Any]: ...
+    def wait(self, seconds: float) -> dict[str, Any]: ...
+
+
+def quaternion(approach: tuple[float, float, float], closing: tuple[float, float, float]) -> list[float]:
+    """The hand orientation (w, x, y, z) with its approach and finger-closing axes along the given world
+    directions (orthonormal)."""
+    rx, ry = np.array(approach, dtype=float), np.array(closing, dtype=float)
+    rz = np.cross(rx, ry)
+    m = np.column_stack([rx, ry, rz])
+    w = math.sqrt(max(0.0, 1.0 + m[0, 0] + m[1, 1] + m[2, 2])) / 2
+    if w > 1e-6:
+        return [
+            w,
+            (m[2, 1] - m[1, 2]) / (4 * w),
+            (m[0, 2] - m[2, 0]) / (4 * w),
+            (m[1, 0] - m[0, 1]) / (4 * w),
+        ]
+    i = int(np.argmax(np.diag(m)))
+    j, k = (i + 1) % 3, (i + 2) % 3
+    s = math.sqrt(max(0.0, 1.0 + m[i, i] - m[j, j] - m[k, k])) * 2
+    q = [0.0, 0.0, 0.0, 0.0]
+    q[0] = (m[k, j] - m[j, k]) / s
+    q[1 + i] = s / 4
+    q[1 + j] = (m[j, i] + m[i, j]) / s
+    q[1 + k] = (m[k, i] + m[i, k]) / s
+    return q
+
+
+DOWN = quaternion((0.0, 0.0, -1.0), (1.0, 0.0, 0.0))
+"""Fingertips down, fingers closing along world x."""
+
+
+class Arm:
+    """The robot as the reference drives it."""
+
+    def __init__(self, lab: Client) -> None:
+        self.lab = lab
+        robot = lab.calibration()["robot"]
+        self.dt = float(robot["physics_dt_s"])
+        self.speed = np.array(robot["max_joint_speed_rad_s"]) * SPEED_FRACTION
+
+    def joints_to(self, target: np.ndarray) -> None:
+        """A smooth joint trajectory to ``target`` within the speed limits."""
+        current = np.array(self.lab.state()["joints"])
+        span = float(np.max(np.abs(target - current) / self.speed))
+        steps = max(2, math.ceil(1.6 * span / self.dt))  # a cosine profile peaks at π/2 of the mean speed
+        path = [
+            current + (target - current) * (0.5 - 0.5 * math.cos(math.pi * i / steps))
+            for i in range(1, steps + 1)
+        ]
+        self.lab.move_joints([q.tolist() for q in path])
+
+    def line(self, position: list[float] | np.ndarray, orientation: list[float] = DOWN) -> float:
+        """Move the hand along a straight line to ``position``; returns the final distance to it (m)."""
+        start = np.array(self.lab.state()["hand_position"])
+        goal = np.asarray(position, dtype=float)
+        n = max(1, math.ceil(float(np.linalg.norm(goal - start)) / WAYPOINT_M))
+        for i in range(1, n + 1):
+            solved = self.lab.ik((start + (goal - start) * i / n).tolist(), orientation)
+            self.joints_to(np.array(solved["joints"]))
+        self.lab.wait(SETTLE_S)
+        return float(np.linalg.norm(np.array(self.lab.state()["hand_position"]) - goal))
+
+    def grip(self, width_m: float) -> None:
+        self.lab.gripper(width_m)
