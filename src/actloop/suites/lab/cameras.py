@@ -20,8 +20,8 @@ from actloop.sim.fixedmath import matmul
 WIDTH = 640
 HEIGHT = 480
 FIXED_FOVY_DEG = 50.0
-WRIST_FOVY_DEG = 70.0
-WRIST_OFFSET_M = (0.0, -0.06, 0.02)
+WRIST_FOVY_DEG = 50.0
+WRIST_OFFSET_M = (0.0, 0.0, 0.05)
 """Wrist camera position in the hand's control frame (x approach, y finger-closing, z palm side)."""
 
 

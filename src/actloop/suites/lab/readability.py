@@ -62,4 +62,5 @@ def _unoccluded(model: mujoco.MjModel, data: mujoco.MjData, position: np.ndarray
     found = mujoco.mj_ray(model, data, position, direction / distance, None, 1, -1, hit)
     if found < 0:
         return True
-    return int(hit[0]) == model.geom(site.geom).id or found >= distance - OCCLUSION_SLACK_M
+    own = {model.geom(name).id for name in site.geoms}
+    return int(hit[0]) in own or found >= distance - OCCLUSION_SLACK_M

@@ -14,12 +14,12 @@ from actloop.suites.lab.instruments import InstrumentSpec
 @dataclass(frozen=True)
 class ReadingSite:
     """Where an instrument is read in the world: the point a reader looks at, the world step between two
-    adjacent graduations (or a digit's height) at that point, and the geom that carries the marks (a ray
-    from a camera that hits another geom first is occluded)."""
+    adjacent graduations (or a digit's height) at that point, and the geoms of the instrument itself (its
+    marks, its pointer): a ray from a camera that first hits any other geom is occluded."""
 
     point: np.ndarray
     resolve: np.ndarray
-    geom: str
+    geoms: tuple[str, ...]
 
 
 class Platform(ABC):

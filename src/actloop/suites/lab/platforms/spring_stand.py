@@ -23,17 +23,24 @@ ANCHOR = (0.0, 0.10, 1.20)
 RULER_X = ANCHOR[0] + 0.07
 RULER_BOTTOM_Z = 0.90
 RULER_LENGTH_M = 0.30
+POINTER_Y = -0.0045
+POINTER_Z = -0.012
+"""The pointer runs from the hanger just in front of the ruler's face (as on a real stand), crossing its
+marks 18 mm above the tray plate's top, so a level view of it passes over the plate."""
 TRAY_HALF = (0.055, 0.04)
 TRAY_OFFSET_Y = 0.09
 """The tray plate hangs in front of the spring (towards the robot), so nothing is above it."""
 WEIGHT_RADIUS = 0.014
 WEIGHT_HEIGHT = 0.024
 RACK_CENTRE = (0.20, -0.12)
-RACK_PITCH = 0.045
+RACK_PITCH = 0.055
 WEIGHTS = 5
 DAMPING_RATIO = 0.12
 """Of the empty tray on the spring: readings need the tray to come to rest, which takes a few seconds."""
 PX_PER_MM = 4
+MARK_CENTRE_M = 0.5 / PX_PER_MM / 1000
+"""A printed mark's centre sits half a texel above its texel row's lower edge: the ruler is mounted so the
+zero mark's centre, not the ruler's lower edge, is at the printed zero."""
 RULER = InstrumentSpec(
     "ruler",
     "mm",
@@ -99,7 +106,7 @@ class SpringStand(Platform):
         rgba="0.6 0.6 0.62 1" {WORLD_GEOM}/>
   <site name="spring_top" pos="0.12 0 {az - TABLE_TOP_Z:.4f}" size="0.004"/>
 </body>
-<body name="ruler" pos="{RULER_X} {ay} {self.ruler_zero_z + ruler_half:.6f}">
+<body name="ruler" pos="{RULER_X} {ay} {self.ruler_zero_z - MARK_CENTRE_M + ruler_half:.6f}">
   <geom name="ruler_face" type="box" size="0.012 0.003 {ruler_half}" material="ruler_mat" {WORLD_GEOM}/>
 </body>
 <body name="tray" pos="{ax} {ay} {az}">
@@ -112,7 +119,7 @@ class SpringStand(Platform):
         rgba="0.55 0.55 0.58 1" mass="0" {WORLD_GEOM}/>
   <geom name="tray_plate" type="box" size="{TRAY_HALF[0]} {TRAY_HALF[1]} 0.003"
         pos="0 {-TRAY_OFFSET_Y} -0.033" rgba="0.7 0.7 0.72 1" mass="{self.tray_mass!r}" {WORLD_GEOM}/>
-  <geom name="tray_pointer" type="box" size="0.028 0.0015 0.0008" pos="0.048 0 -0.030"
+  <geom name="tray_pointer" type="box" size="0.033 0.0008 0.0008" pos="0.033 {POINTER_Y:.4f} {POINTER_Z}"
         rgba="0.85 0.1 0.1 1" contype="0" conaffinity="0" mass="0"/>
 </body>
 {weights}"""
@@ -148,13 +155,13 @@ class SpringStand(Platform):
         return {"ruler": self.pointer_reading_mm(data)}
 
     def reading_sites(self, data: mujoco.MjData) -> dict[str, ReadingSite]:
-        pointer_z = ANCHOR[2] - float(data.qpos[self.tray_joint]) - 0.030
+        pointer_z = ANCHOR[2] - float(data.qpos[self.tray_joint]) + POINTER_Z
         face = np.array(
             [RULER_X - 0.006, ANCHOR[1] - 0.0031, pointer_z]
         )  # the scale's marked edge, front face
-        return {"ruler": ReadingSite(face, np.array([0.0, 0.0, 0.001]), "ruler_face")}
+        return {"ruler": ReadingSite(face, np.array([0.0, 0.0, 0.001]), ("ruler_face", "tray_pointer"))}
 
     def pointer_reading_mm(self, data: mujoco.MjData) -> float:
         """Where the pointer stands on the ruler (mm above its printed zero): the true value of a reading."""
-        pointer_z = ANCHOR[2] - float(data.qpos[self.tray_joint]) - 0.030
+        pointer_z = ANCHOR[2] - float(data.qpos[self.tray_joint]) + POINTER_Z
         return 1000.0 * (pointer_z - self.ruler_zero_z)

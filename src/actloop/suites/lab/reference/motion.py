@@ -14,6 +14,10 @@ SETTLE_S = 0.3
 
 
 class Client(Protocol):
+    """The public client's calls the reference uses (see the workspace's ``lab_client.Lab``)."""
+
+    def observe(self) -> dict[str, Any]: ...
+    def submit(self, result: dict[str, float], citations: list[dict[str, Any]]) -> dict[str, Any]: ...
     def state(self) -> dict[str, Any]: ...
     def calibration(self) -> dict[str, Any]: ...
     def ik(self, position: list[float], quaternion: list[float]) -> dict[str, Any]: ...
@@ -59,16 +63,17 @@ class Arm:
         robot = lab.calibration()["robot"]
         self.dt = float(robot["physics_dt_s"])
         self.speed = np.array(robot["max_joint_speed_rad_s"]) * SPEED_FRACTION
+        limits = np.array(robot["joint_limits_rad"])
+        self.lower, self.upper = limits[:, 0], limits[:, 1]
 
     def joints_to(self, target: np.ndarray) -> None:
         """A smooth joint trajectory to ``target`` within the speed limits."""
         current = np.array(self.lab.state()["joints"])
+        target = np.clip(target, self.lower, self.upper)
         span = float(np.max(np.abs(target - current) / self.speed))
         steps = max(2, math.ceil(1.6 * span / self.dt))  # a cosine profile peaks at π/2 of the mean speed
-        path = [
-            current + (target - current) * (0.5 - 0.5 * math.cos(math.pi * i / steps))
-            for i in range(1, steps + 1)
-        ]
+        ramp = [0.5 - 0.5 * math.cos(math.pi * i / steps) for i in range(1, steps)]
+        path = [np.clip(current + (target - current) * r, self.lower, self.upper) for r in ramp] + [target]
         self.lab.move_joints([q.tolist() for q in path])
 
     def line(self, position: list[float] | np.ndarray, orientation: list[float] = DOWN) -> float:

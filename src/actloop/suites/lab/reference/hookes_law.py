@@ -1,0 +1,165 @@
+"""The reference experimenter for Hooke's law, through the public client only.
+
+It reads the pointer on the ruler with the tray empty and with one to four weights on it (taking each
+reading from a close-up image once the tray has settled), fits the extension against the load, puts every
+weight back in the rack and submits k with the readings it rests on.
+
+What it knows besides the card is the bench's visible layout (where the rack, the tray, the ruler stand),
+as any experimenter at the bench would; every value comes from the images.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+from typing import Any
+
+import numpy as np
+from PIL import Image
+
+from actloop.suites.lab.reference.motion import DOWN, Arm, Client, quaternion
+from actloop.suites.lab.reference.ruler import read_ruler
+
+G = 9.81
+RACK = [(0.09 + 0.055 * (i - 1), -0.12) for i in range(1, 6)]
+RACK_TOP_Z = 0.74
+TRAY_CENTRE = (0.0, 0.01)
+SPOTS = ((-0.032, -0.015), (0.0, -0.015), (0.032, -0.015), (-0.016, 0.02), (0.016, 0.02))
+RULER_FACE = (0.062, 0.0969)
+"""Where the ruler's marks meet the pointer (x) and its face (y)."""
+WEIGHT_HEIGHT = 0.024
+POINTER_ABOVE_PLATE = 0.018
+"""The pointer crosses the ruler this far above the tray plate's top."""
+GC_OFFSET = 0.1034
+"""Hand control frame to the centre of the finger pads, along the approach axis."""
+WRIST_UP_M = 0.05
+"""The wrist camera sits this far along the palm side from the hand frame and looks along the approach."""
+VIEW_DISTANCE = 0.12
+SAFE_Z = 1.18
+FRONT_Y = -0.25
+SETTLE_S = 8.0
+LOOK = quaternion((0.0, 1.0, 0.0), (-1.0, 0.0, 0.0))
+"""Approach towards the ruler, palm side up: the wrist camera looks at the ruler's face, upright."""
+
+
+class Experimenter:
+    def __init__(self, lab: Client) -> None:
+        self.lab = lab
+        self.arm = Arm(lab)
+        self.calibration = lab.calibration()
+        self.pointer_z = 1.0
+
+    # --- reading ---
+    def _look_from(self, camera_z: float) -> dict[str, Any]:
+        """Put the wrist camera level with ``camera_z`` in front of the ruler and take an observation."""
+        self.arm.line([RULER_FACE[0], RULER_FACE[1] - VIEW_DISTANCE, camera_z - WRIST_UP_M], LOOK)
+        return self.lab.observe()
+
+    def _image(self, seen: dict[str, Any]) -> np.ndarray:
+        return np.asarray(Image.open(io.BytesIO(seen["images"]["wrist"])).convert("RGB"))
+
+    def _camera_z(self) -> float:
+        return float(self.lab.state()["hand_position"][2]) + WRIST_UP_M
+
+    def _pointer_height(self, image: np.ndarray) -> float:
+        """World height of the pointer seen in a level close-up (pinhole model, published intrinsics)."""
+        reading = read_ruler(image)
+        intrinsics = self.calibration["wrist"]["intrinsics"]
+        offset = (intrinsics["cy"] - reading.pointer_row) / intrinsics["fy"] * VIEW_DISTANCE
+        return self._camera_z() + offset
+
+    def read(self) -> tuple[str, float]:
+        """Find the pointer (sweeping up from below the tray), centre the camera on it, read the ruler."""
+        self._away_from_tray()
+        camera_z = self.pointer_z - 0.09
+        for _ in range(12):
+            seen = self._look_from(camera_z)
+            try:
+                self.pointer_z = self._pointer_height(self._image(seen))
+                break
+            except ValueError:
+                camera_z += 0.03
+        else:
+            raise RuntimeError("the pointer was not found beside the ruler")
+        seen = self._look_from(self.pointer_z)
+        self.pointer_z = self._pointer_height(self._image(seen))
+        value = read_ruler(self._image(seen)).value_mm
+        return str(seen["observation_id"]), round(value, 1)
+
+    # --- carrying ---
+    def _away_from_tray(self) -> None:
+        """Back off to the open space in front of the bench."""
+        here = self.lab.state()["hand_position"]
+        self.arm.line([here[0], FRONT_Y, max(here[2], 0.95)], self._orientation())
+
+    def _orientation(self) -> list[float]:
+        q = self.lab.state()["hand_quaternion"]
+        return [float(x) for x in q]
+
+    def _down_at(self, x: float, y: float, z: float) -> None:
+        """Turn fingertips-down in free space, then go to (x, y, z) at a safe height."""
+        here = self.lab.state()["hand_position"]
+        self.arm.joints_to(np.array(self.lab.ik([here[0], FRONT_Y, SAFE_Z], DOWN)["joints"]))
+        self.lab.wait(0.3)
+        self.arm.line([x, FRONT_Y, SAFE_Z])
+        self.arm.line([x, y, SAFE_Z])
+        self.arm.line([x, y, z])
+
+    def carry(self, start: tuple[float, float, float], end: tuple[float, float, float]) -> None:
+        """Pick the weight whose centre is at ``start`` and set it down with its centre at ``end``."""
+        self._away_from_tray()
+        self.lab.gripper(0.045)  # open enough for a weight, not so wide as to touch its neighbours
+        self._down_at(start[0], start[1], start[2] + 0.12)
+        self.arm.line([start[0], start[1], start[2] + GC_OFFSET + 0.004])  # fingertips clear the table
+        self.lab.gripper(0.0)
+        self.arm.line([start[0], start[1], SAFE_Z])
+        self.arm.line([start[0], FRONT_Y, SAFE_Z])
+        self.arm.line([end[0], FRONT_Y, SAFE_Z])
+        self.arm.line([end[0], end[1], SAFE_Z])
+        self.arm.line([end[0], end[1], end[2] + GC_OFFSET + 0.004])
+        self.lab.gripper(0.06)
+        self.arm.line([end[0], end[1], SAFE_Z])
+        self.arm.line([end[0], FRONT_Y, SAFE_Z])
+
+    def on_tray(self, weight: int) -> tuple[float, float, float]:
+        dx, dy = SPOTS[weight - 1]
+        plate_top = self.pointer_z - POINTER_ABOVE_PLATE
+        return (TRAY_CENTRE[0] + dx, TRAY_CENTRE[1] + dy, plate_top + WEIGHT_HEIGHT / 2)
+
+    @staticmethod
+    def in_rack(weight: int) -> tuple[float, float, float]:
+        x, y = RACK[weight - 1]
+        return (x, y, RACK_TOP_Z + WEIGHT_HEIGHT / 2)
+
+
+def fit_k(readings: list[tuple[float, float]]) -> float:
+    """k (N/m) from (load in kg, reading in mm) by least squares: the reading falls by g/k per kg."""
+    n = len(readings)
+    mean_m = sum(m for m, _ in readings) / n
+    mean_r = sum(r for _, r in readings) / n
+    slope = sum((m - mean_m) * (r - mean_r) for m, r in readings) / sum(
+        (m - mean_m) ** 2 for m, _ in readings
+    )
+    return 1000.0 * G / -slope
+
+
+def solve(lab: Client, weight_mass: float, loads: int = 5) -> dict[str, Any]:
+    """Measure, restore the bench and submit; returns the submission's answer."""
+    me = Experimenter(lab)
+    citations, points = [], []
+    for n in range(loads):
+        if n:
+            me.carry(me.in_rack(n), me.on_tray(n))
+        me._away_from_tray()
+        lab.wait(SETTLE_S)
+        observation, value = me.read()
+        citations.append({"observation_id": observation, "instrument": "ruler", "value": value})
+        points.append((n * weight_mass, value))
+    for n in range(loads - 1, 0, -1):
+        me.read()  # the tray rises as weights come off: find it again before each grasp
+        me.carry(me.on_tray(n), me.in_rack(n))
+    me._away_from_tray()
+    k = fit_k(points)
+    if not math.isfinite(k):
+        raise RuntimeError("the readings give no stiffness")
+    return lab.submit({"k": k}, citations)
