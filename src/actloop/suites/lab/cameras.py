@@ -21,7 +21,7 @@ WIDTH = 640
 HEIGHT = 480
 FIXED_FOVY_DEG = 50.0
 WRIST_FOVY_DEG = 50.0
-WRIST_OFFSET_M = (0.0, 0.0, 0.05)
+WRIST_OFFSET_M = (0.0, 0.0, 0.09)
 """Wrist camera position in the hand's control frame (x approach, y finger-closing, z palm side)."""
 
 

@@ -309,7 +309,9 @@ class LabEnv:
         if len(targets) > MAX_TRAJECTORY_STEPS:
             raise LabRequestError(f"at most {MAX_TRAJECTORY_STEPS} targets per call (60 s); split the motion")
         path = []
-        previous = self._arm.joint_positions(self._world.data)
+        lows, highs = zip(*JOINT_LIMITS, strict=True)
+        # a joint pressed a little past its limit starts its trajectory from the limit
+        previous = np.clip(self._arm.joint_positions(self._world.data), lows, highs)
         for i, target in enumerate(targets):
             q = np.array(_vector(target, 7, f"targets[{i}]"))
             for j, (lo, hi) in enumerate(JOINT_LIMITS):

@@ -24,7 +24,9 @@ G = 9.81
 RACK = [(0.09 + 0.055 * (i - 1), -0.12) for i in range(1, 6)]
 RACK_TOP_Z = 0.74
 TRAY_CENTRE = (0.0, 0.01)
-SPOTS = ((-0.032, -0.015), (0.0, -0.015), (0.032, -0.015), (-0.016, 0.02), (0.016, 0.02))
+SPOTS = ((-0.035, -0.012), (0.035, -0.012), (0.0, 0.022))
+"""Where weights 1-3 go on the tray plate (from its centre): far enough apart along the fingers' closing
+direction that open fingers never touch a neighbour."""
 RULER_FACE = (0.062, 0.0969)
 """Where the ruler's marks meet the pointer (x) and its face (y)."""
 WEIGHT_HEIGHT = 0.024
@@ -32,7 +34,7 @@ POINTER_ABOVE_PLATE = 0.018
 """The pointer crosses the ruler this far above the tray plate's top."""
 GC_OFFSET = 0.1034
 """Hand control frame to the centre of the finger pads, along the approach axis."""
-WRIST_UP_M = 0.05
+WRIST_UP_M = 0.09
 """The wrist camera sits this far along the palm side from the hand frame and looks along the approach."""
 VIEW_DISTANCE = 0.12
 SAFE_Z = 1.18
@@ -51,8 +53,13 @@ class Experimenter:
 
     # --- reading ---
     def _look_from(self, camera_z: float) -> dict[str, Any]:
-        """Put the wrist camera level with ``camera_z`` in front of the ruler and take an observation."""
-        self.arm.line([RULER_FACE[0], RULER_FACE[1] - VIEW_DISTANCE, camera_z - WRIST_UP_M], LOOK)
+        """Put the wrist camera level with ``camera_z`` in front of the ruler and take an observation. The
+        hand comes from the open space in front of the bench at that height, passing under the tray."""
+        hand_z = camera_z - WRIST_UP_M
+        here = self.lab.state()["hand_position"]
+        if here[1] < RULER_FACE[1] - VIEW_DISTANCE - 0.05:  # not yet in front of the ruler
+            self.arm.line([RULER_FACE[0], FRONT_Y, hand_z], LOOK)
+        self.arm.line([RULER_FACE[0], RULER_FACE[1] - VIEW_DISTANCE, hand_z], LOOK)
         return self.lab.observe()
 
     def _image(self, seen: dict[str, Any]) -> np.ndarray:
@@ -99,8 +106,7 @@ class Experimenter:
     def _down_at(self, x: float, y: float, z: float) -> None:
         """Turn fingertips-down in free space, then go to (x, y, z) at a safe height."""
         here = self.lab.state()["hand_position"]
-        self.arm.joints_to(np.array(self.lab.ik([here[0], FRONT_Y, SAFE_Z], DOWN)["joints"]))
-        self.lab.wait(0.3)
+        self.arm.line([here[0], FRONT_Y, SAFE_Z], DOWN)
         self.arm.line([x, FRONT_Y, SAFE_Z])
         self.arm.line([x, y, SAFE_Z])
         self.arm.line([x, y, z])
@@ -143,7 +149,7 @@ def fit_k(readings: list[tuple[float, float]]) -> float:
     return 1000.0 * G / -slope
 
 
-def solve(lab: Client, weight_mass: float, loads: int = 5) -> dict[str, Any]:
+def solve(lab: Client, weight_mass: float, loads: int = 4) -> dict[str, Any]:
     """Measure, restore the bench and submit; returns the submission's answer."""
     me = Experimenter(lab)
     citations, points = [], []

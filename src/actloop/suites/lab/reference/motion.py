@@ -9,6 +9,7 @@ from typing import Any, Protocol
 import numpy as np
 
 WAYPOINT_M = 0.02
+WAYPOINT_RAD = 0.15
 SPEED_FRACTION = 0.5
 SETTLE_S = 0.3
 
@@ -51,6 +52,18 @@ def quaternion(approach: tuple[float, float, float], closing: tuple[float, float
     return q
 
 
+def slerp(q0: np.ndarray, q1: np.ndarray, t: float) -> np.ndarray:
+    """The unit quaternion a fraction ``t`` of the shortest rotation from ``q0`` to ``q1``."""
+    dot = float(q0 @ q1)
+    if dot < 0:
+        q1, dot = -q1, -dot
+    if dot > 0.9995:
+        q = q0 + t * (q1 - q0)
+        return q / np.linalg.norm(q)
+    angle = math.acos(dot)
+    return (math.sin((1 - t) * angle) * q0 + math.sin(t * angle) * q1) / math.sin(angle)
+
+
 DOWN = quaternion((0.0, 0.0, -1.0), (1.0, 0.0, 0.0))
 """Fingertips down, fingers closing along world x."""
 
@@ -77,12 +90,19 @@ class Arm:
         self.lab.move_joints([q.tolist() for q in path])
 
     def line(self, position: list[float] | np.ndarray, orientation: list[float] = DOWN) -> float:
-        """Move the hand along a straight line to ``position``; returns the final distance to it (m)."""
-        start = np.array(self.lab.state()["hand_position"])
+        """Move the hand along a straight line to ``position``, turning it evenly to ``orientation`` on the
+        way (short waypoints, each solved by the bench's IK); returns the final distance to it (m)."""
+        state = self.lab.state()
+        start = np.array(state["hand_position"])
+        q0, q1 = np.array(state["hand_quaternion"]), np.array(orientation, dtype=float)
         goal = np.asarray(position, dtype=float)
-        n = max(1, math.ceil(float(np.linalg.norm(goal - start)) / WAYPOINT_M))
+        turn = 2 * math.acos(min(1.0, abs(float(q0 @ q1))))
+        n = max(
+            1, math.ceil(float(np.linalg.norm(goal - start)) / WAYPOINT_M), math.ceil(turn / WAYPOINT_RAD)
+        )
         for i in range(1, n + 1):
-            solved = self.lab.ik((start + (goal - start) * i / n).tolist(), orientation)
+            waypoint = start + (goal - start) * i / n
+            solved = self.lab.ik(waypoint.tolist(), slerp(q0, q1, i / n).tolist())
             self.joints_to(np.array(solved["joints"]))
         self.lab.wait(SETTLE_S)
         return float(np.linalg.norm(np.array(self.lab.state()["hand_position"]) - goal))
