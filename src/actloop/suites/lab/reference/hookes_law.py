@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 from PIL import Image
 
-from actloop.suites.lab.reference.motion import DOWN, Arm, Client, quaternion
+from actloop.suites.lab.reference.motion import Arm, Client, quaternion
 from actloop.suites.lab.reference.ruler import read_ruler
 
 G = 9.81
@@ -50,6 +50,9 @@ class Experimenter:
         self.arm = Arm(lab)
         self.calibration = lab.calibration()
         self.pointer_z = 1.0
+        self.ready = np.array(lab.state()["joints"])
+        """The arm's posture at the start (fingertips down, high in front): the way between reading and
+        carrying."""
 
     # --- reading ---
     def _look_from(self, camera_z: float) -> dict[str, Any]:
@@ -105,8 +108,7 @@ class Experimenter:
 
     def _down_at(self, x: float, y: float, z: float) -> None:
         """Turn fingertips-down in free space, then go to (x, y, z) at a safe height."""
-        here = self.lab.state()["hand_position"]
-        self.arm.line([here[0], FRONT_Y, SAFE_Z], DOWN)
+        self.arm.joints_to(self.ready)
         self.arm.line([x, FRONT_Y, SAFE_Z])
         self.arm.line([x, y, SAFE_Z])
         self.arm.line([x, y, z])
