@@ -166,3 +166,13 @@ def test_submission_seals_a_record_that_detects_any_later_change(env: LabEnv) ->
     sealed = env.submit({"k": 30.0}, [])["record_hash"]
     assert env.record.sealed
     env.record.verify(sealed)  # raises on any change, deletion, insertion or reordering
+
+
+def test_a_bench_renders_from_one_thread_only(env: LabEnv) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    from actloop.errors import EnvError
+
+    env.observe()
+    with ThreadPoolExecutor(1) as other, pytest.raises(EnvError, match="another thread"):
+        other.submit(env.observe).result()

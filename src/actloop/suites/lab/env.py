@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 import secrets
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -23,7 +24,7 @@ import mujoco
 import numpy as np
 
 from actloop.control.ik import ArmIK
-from actloop.errors import ActloopError
+from actloop.errors import ActloopError, EnvError
 from actloop.sim.arm import ArmHandle
 from actloop.sim.render import Renderer, encode_png
 from actloop.sim.robot import FINGER_TRAVEL, PANDA_LINKS
@@ -133,6 +134,7 @@ class LabEnv:
         self._served = 0
         self._ik = ArmIK(self._model, ARM)
         self._renderer: Renderer | None = None
+        self._render_thread = 0
 
     def _build_model(self) -> mujoco.MjModel:
         config = SceneConfig(
@@ -332,6 +334,12 @@ class LabEnv:
     def _images(self) -> dict[str, bytes]:
         if self._renderer is None:
             self._renderer = Renderer(self._model, WIDTH, HEIGHT)
+            self._render_thread = threading.get_ident()
+        elif self._render_thread != threading.get_ident():
+            raise EnvError(
+                "this bench rendered its first images on another thread; an OpenGL context serves only the "
+                "thread that made it: observe a bench from one thread (the server's)"
+            )
         data = self._world.data
         images = {}
         for cam in CAMERAS:
