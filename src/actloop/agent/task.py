@@ -89,6 +89,7 @@ def suite_task(suite: str) -> Callable[..., Task]:
         out_dir: str = f"runs/inspect/{suite}",
     ) -> Task:
         chosen = get_suite(suite)
+        chosen.check_runnable()
         if isinstance(seeds, str):  # -T seeds=1000,1001
             seeds = [int(s) for s in seeds.split(",") if s.strip()]
         return episodes_task(

@@ -30,6 +30,7 @@ def command(args: argparse.Namespace) -> int:
                 seeds = str(len(suite.verified_seeds(name)))
             except ConfigError:
                 seeds = "none"
-            table.add_row(name, str(info.arms), str(info.budget), seeds, info.instruction)
+            budget = "-" if info.budget is None else str(info.budget)
+            table.add_row(name, str(info.arms), budget, seeds, info.instruction)
         console.print(table)
     return 0

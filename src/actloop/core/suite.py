@@ -145,6 +145,10 @@ class Suite(ABC):
         """The suite's own report tables, after the shared ones (success, task matrix, progress)."""
         return []
 
+    def check_runnable(self) -> None:  # noqa: B027  (optional hook)
+        """Raise :class:`~actloop.errors.ConfigError` when the suite cannot run model episodes (yet), so a
+        run fails before any episode starts."""
+
     def builtin_models(self) -> dict[str, BuiltinModel]:
         """Models ``actloop/<name>`` the suite ships (for example a vision baseline)."""
         return {}

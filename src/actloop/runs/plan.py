@@ -107,6 +107,7 @@ def evaluate(plan: RunPlan, log: Log = lambda line: None, progress_every_s: floa
     run after the condition it hit; its episodes run again next time.
     """
     suite = get_suite(plan.suite)
+    suite.check_runnable()
     episodes = plan.episodes()
     matrix_conditions = plan.conditions()
     settings = plan.settings()

@@ -6,6 +6,7 @@ import re
 import subprocess
 import sys
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
@@ -89,3 +90,17 @@ def test_cards_prescribe_no_method() -> None:
     card = task_card(HOOKE, draw(HOOKE, 1)).lower()
     for word in ("procedure", "step 1", "first,", "then ", "plot ", "slope", "regression", "hang the"):
         assert word not in card
+
+
+def test_the_lab_suite_is_registered_and_refuses_model_runs_before_any_episode(tmp_path: Path) -> None:
+    from actloop.cli import main
+    from actloop.core.suite import get_suite
+    from actloop.errors import ConfigError
+
+    lab = get_suite("lab")
+    assert lab.task_names() == ["hookes_law"] and lab.task_info("hookes_law").arms == 1
+    with pytest.raises(ConfigError, match="not built yet"):
+        lab.check_runnable()
+    argv = ["run", "--suite", "lab", "--tasks", "hookes_law", "--seeds", "1", "--model", "actloop/replay"]
+    assert main([*argv, "--out", str(tmp_path / "out")]) == 2
+    assert not (tmp_path / "out").exists()

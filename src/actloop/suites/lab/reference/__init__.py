@@ -4,3 +4,21 @@ value from the instruments, as the seed requires of the solutions that prove eac
 Nothing here may import the bench, its physics or its evaluator: only the client, the published
 calibration and what any experimenter may know (the card, the bench's visible layout).
 """
+
+from collections.abc import Callable
+from typing import Any
+
+Solver = Callable[[Any, dict[str, float]], dict[str, Any]]
+"""A reference: given a connected client and the card's public values, solve and submit."""
+
+
+def reference(experiment: str) -> Solver:
+    """The reference experimenter of ``experiment``."""
+    from actloop.suites.lab.reference import hookes_law
+
+    solvers: dict[str, Solver] = {
+        "hookes_law": lambda lab, public: hookes_law.solve(lab, public["weight_mass"]),
+    }
+    if experiment not in solvers:
+        raise KeyError(f"no reference experimenter for {experiment!r}")
+    return solvers[experiment]

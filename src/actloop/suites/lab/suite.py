@@ -1,0 +1,72 @@
+"""The lab suite as a :class:`~actloop.core.suite.Suite`: quantitative experiments on simulated apparatus,
+operated by coding agents through a Python client. Its instances are verified by the reference
+experimenter; episodes with Inspect models are not built yet and are refused before any starts."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar
+
+from actloop.core.environment import Environment
+from actloop.core.suite import EpisodeDriver, SeedScreen, Suite, TaskInfo
+from actloop.errors import ConfigError
+
+if TYPE_CHECKING:
+    from actloop.agent.session import ModelSession
+    from actloop.records.recorder import EpisodeRecorder
+
+NOT_YET = (
+    "lab episodes with an Inspect model (a Python tool bound to the workspace) are not built yet; "
+    "the bench, its client and server, scoring and the Hooke's-law reference are"
+)
+
+
+class Lab(Suite):
+    """EmbodiedLab: act to know (see ``actloop.suites.lab``)."""
+
+    name: ClassVar[str] = "lab"
+    title: ClassVar[str] = "EmbodiedLab science experiments"
+    env_factory: ClassVar[str] = "actloop.suites.lab.env:LabEnv"
+    protocols: ClassVar[tuple[str, ...]] = ("T0",)
+
+    def task_names(self) -> list[str]:
+        from actloop.suites.lab.experiments import experiment_keys
+
+        return experiment_keys()
+
+    def task_info(self, task: str) -> TaskInfo:
+        from actloop.suites.lab.experiments import experiment
+
+        spec = experiment(task).spec
+        return TaskInfo(task, 1, None, None, spec.question)
+
+    def verified_seeds(self, task: str) -> list[int]:
+        from actloop.suites.lab.manifests import load
+
+        self.task_info(task)
+        return load(task).seeds()
+
+    def screen_seeds(
+        self, task: str, directory: Path | None = None, log: Callable[[str], None] | None = None
+    ) -> SeedScreen:
+        from actloop.suites.lab import manifests
+
+        self.task_info(task)
+        manifest = manifests.screen(task, log=log)
+        path = manifest.save(directory or manifests.MANIFEST_DIR)
+        probed = len(manifest.instances) + len(manifest.rejected)
+        return SeedScreen(task, probed, len(manifest.instances), None, path)
+
+    def check_runnable(self) -> None:
+        raise ConfigError(NOT_YET)
+
+    def episode_driver(
+        self,
+        env: Environment,
+        session: ModelSession,
+        recorder: EpisodeRecorder,
+        task: str,
+        summary: str | None,
+    ) -> EpisodeDriver:
+        raise ConfigError(NOT_YET)
