@@ -4,11 +4,10 @@ success with every gate and milestone."""
 
 from __future__ import annotations
 
-from test_lab_server import load_client
-
 from actloop.suites.lab.env import LabEnv
 from actloop.suites.lab.reference.hookes_law import fit_k, solve
 from actloop.suites.lab.server import serving
+from actloop.suites.lab.workspace_files import load_client
 
 
 def test_the_reference_solves_an_instance_within_half_its_tolerance() -> None:

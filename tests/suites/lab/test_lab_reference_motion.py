@@ -8,12 +8,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from test_lab_server import load_client
 
 import actloop.suites.lab.reference as reference_package
 from actloop.suites.lab.env import LabEnv
 from actloop.suites.lab.reference.motion import DOWN, Arm, quaternion
 from actloop.suites.lab.server import serving
+from actloop.suites.lab.workspace_files import load_client
 
 PUBLIC = ("actloop.suites.lab.reference",)
 GC_OFFSET = 0.1034

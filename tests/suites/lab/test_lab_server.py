@@ -2,30 +2,18 @@
 
 from __future__ import annotations
 
-import importlib.util
 import io
 import json
 import sys
 from collections.abc import Iterator
-from pathlib import Path
 from types import ModuleType
 
 import pytest
 from PIL import Image
 
-import actloop.suites.lab.workspace as _workspace_dir
 from actloop.suites.lab.env import HOME_Q, LabEnv
 from actloop.suites.lab.server import LabServer, serving
-
-CLIENT_FILE = Path(_workspace_dir.__path__[0]) / "lab_client.py"
-
-
-def load_client() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("lab_client_under_test", CLIENT_FILE)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from actloop.suites.lab.workspace_files import CLIENT_FILE, load_client
 
 
 @pytest.fixture
