@@ -9,6 +9,7 @@ from rich.text import Text
 
 from actloop.cli import bench, demo, demos, learn, replay, report, run, tasks, verify_seeds, view
 from actloop.cli.common import console
+from actloop.core.suite import suites
 from actloop.errors import ActloopError
 
 COMMANDS = (tasks, verify_seeds, demos, learn, run, demo, bench, report, replay, view)
@@ -32,6 +33,8 @@ def parser() -> argparse.ArgumentParser:
     sub = root.add_subparsers(required=True, metavar="COMMAND")
     for command in COMMANDS:
         command.add_parser(sub)
+    for suite in suites().values():
+        suite.add_commands(sub)
     return root
 
 

@@ -145,6 +145,10 @@ class Suite(ABC):
         """The suite's own report tables, after the shared ones (success, task matrix, progress)."""
         return []
 
+    def add_commands(self, commands: Any) -> None:  # noqa: B027  (optional hook)
+        """Add the suite's own commands to the command line (``commands`` is argparse's sub-parsers);
+        each sets ``handler`` to a function of the parsed arguments returning the exit code."""
+
     def check_runnable(self) -> None:  # noqa: B027  (optional hook)
         """Raise :class:`~actloop.errors.ConfigError` when the suite cannot run model episodes (yet), so a
         run fails before any episode starts."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from actloop.core.environment import Environment
 from actloop.core.suite import EpisodeDriver, SeedScreen, Suite, TaskInfo
@@ -57,6 +57,11 @@ class Lab(Suite):
         path = manifest.save(directory or manifests.MANIFEST_DIR)
         probed = len(manifest.instances) + len(manifest.rejected)
         return SeedScreen(task, probed, len(manifest.instances), None, path)
+
+    def add_commands(self, commands: Any) -> None:
+        from actloop.suites.lab.cli import add_commands
+
+        add_commands(commands)
 
     def check_runnable(self) -> None:
         raise ConfigError(NOT_YET)

@@ -1,13 +1,19 @@
-"""The files an agent's workspace receives (for now the client module), and loading that client here."""
+"""The files an agent's workspace receives (the task card, the client module, a guide, the bench's address
+and token), and loading that client here."""
 
 from __future__ import annotations
 
 import importlib.util
+import json
 from importlib import resources
 from pathlib import Path
 from types import ModuleType
 
-CLIENT_FILE = Path(str(resources.files("actloop.suites.lab") / "workspace" / "lab_client.py"))
+WORKSPACE_DIR = Path(str(resources.files("actloop.suites.lab") / "workspace"))
+CLIENT_FILE = WORKSPACE_DIR / "lab_client.py"
+GUIDE_FILE = WORKSPACE_DIR / "README.md"
+CARD = "card.md"
+CONFIG = "lab.json"
 
 
 def load_client() -> ModuleType:
@@ -18,3 +24,22 @@ def load_client() -> ModuleType:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def write_workspace(directory: Path, card: str, url: str, token: str) -> list[Path]:
+    """Fill ``directory`` with what an agent starts from; returns the files written. Nothing here reveals
+    the instance: the card carries public values only, the config only the address and the token."""
+    directory.mkdir(parents=True, exist_ok=True)
+    files = {
+        CARD: card,
+        CLIENT_FILE.name: CLIENT_FILE.read_text(),
+        GUIDE_FILE.name: GUIDE_FILE.read_text(),
+        CONFIG: json.dumps({"url": url, "token": token}) + "\n",
+    }
+    written = []
+    for name, text in files.items():
+        path = directory / name
+        path.write_text(text)
+        written.append(path)
+    (directory / CONFIG).chmod(0o600)
+    return written
