@@ -30,6 +30,7 @@ test: $(STAMP) $(GL_STAMP) $(BROWSER_STAMP)
 
 bench: $(STAMP) $(GL_STAMP)
 	MUJOCO_GL=$$(cat $(GL_STAMP)) $(BIN)/actloop bench
+	MUJOCO_GL=$$(cat $(GL_STAMP)) $(BIN)/actloop bench --suite lab
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests

@@ -63,6 +63,11 @@ class Lab(Suite):
 
         add_commands(commands)
 
+    def bench(self, repeats: int, episodes: int) -> dict[str, Any]:
+        from actloop.suites.lab.bench import run_benchmarks
+
+        return run_benchmarks(repeats=max(1, repeats))
+
     def check_runnable(self) -> None:
         raise ConfigError(NOT_YET)
 
