@@ -5,10 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from rich.text import Text
-
 from actloop.cli import bench, demo, demos, learn, replay, report, run, tasks, verify_seeds, view
-from actloop.cli.common import console
+from actloop.cli.common import error_line
 from actloop.core.suite import suites
 from actloop.errors import ActloopError
 
@@ -22,7 +20,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args.handler(args) or 0)
     except ActloopError as err:
-        console.print(Text.assemble(("error: ", "red"), str(err)), highlight=False)
+        error_line(str(err))
         return 2
 
 

@@ -17,6 +17,7 @@ from actloop.suites.lab.env import LabEnv
 from actloop.suites.lab.instruments import Visibility
 from actloop.suites.lab.platforms.spring_stand import WEIGHTS
 from actloop.suites.lab.readability import visibility
+from actloop.suites.lab.reference.hookes_law import fit_k as reference_fit
 
 
 @pytest.fixture
@@ -76,13 +77,9 @@ def measure(env: LabEnv, loads: int) -> list[dict[str, object]]:
 
 
 def fit_k(env: LabEnv, citations: list[dict[str, object]]) -> float:
-    """What the agent computes: the least-squares slope of reading (mm) against load (kg) gives g/k."""
+    """What the agent computes from its readings at 0, 1, 2, ... weights (the reference's own fit)."""
     mass = env.instance.public["weight_mass"]
-    points = [(n * mass, float(c["value"])) for n, c in enumerate(citations)]  # type: ignore[arg-type]
-    mean_m = sum(m for m, _ in points) / len(points)
-    mean_r = sum(r for _, r in points) / len(points)
-    slope = sum((m - mean_m) * (r - mean_r) for m, r in points) / sum((m - mean_m) ** 2 for m, _ in points)
-    return 1000.0 * 9.81 / -slope
+    return reference_fit([(n * mass, float(c["value"])) for n, c in enumerate(citations)])  # type: ignore[arg-type]
 
 
 def restore(env: LabEnv) -> None:

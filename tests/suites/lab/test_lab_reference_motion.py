@@ -11,13 +11,12 @@ import pytest
 
 import actloop.suites.lab.reference as reference_package
 from actloop.suites.lab.env import LabEnv
+from actloop.suites.lab.reference.hookes_law import GC_OFFSET
 from actloop.suites.lab.reference.motion import DOWN, Arm, quaternion
 from actloop.suites.lab.server import serving
 from actloop.suites.lab.workspace_files import load_client
 
 PUBLIC = ("actloop.suites.lab.reference",)
-GC_OFFSET = 0.1034
-"""Control frame to finger-pad centre along the approach axis (published with the hand frame)."""
 
 
 def test_the_reference_imports_only_public_things() -> None:

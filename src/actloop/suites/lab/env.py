@@ -344,7 +344,6 @@ class LabEnv:
         images = {}
         for cam in CAMERAS:
             position, rotation = self._camera_pose(cam)
-            self._model.vis.global_.fovy = cam.fovy_deg
             self._model.cam_fovy[self._model.camera("observer").id] = cam.fovy_deg
             images[cam.name] = encode_png(self._renderer.render_from(data, position, rotation))
         return images

@@ -9,10 +9,12 @@ between adjacent marks.
 
 from __future__ import annotations
 
+import math
+
 import mujoco
 import numpy as np
 
-from actloop.sim.fixedmath import norm
+from actloop.sim.fixedmath import matmul, norm
 from actloop.suites.lab.cameras import HEIGHT, WIDTH
 from actloop.suites.lab.instruments import Visibility
 from actloop.suites.lab.platforms.base import ReadingSite
@@ -25,7 +27,8 @@ def project(
 ) -> tuple[float, float] | None:
     """Pixel (u, v) of a world point for a camera at ``position`` with camera-to-world ``rotation``; None
     when the point is behind the camera."""
-    local = rotation.T @ (point - position)  # evaluator-side geometry only: never decides simulation state
+    local = matmul(np.ascontiguousarray(rotation.T), (point - position).reshape(3, 1)).reshape(3)  # no BLAS:
+    # readability decides which citations count, so it must come out the same on every machine
     depth = -float(local[2])
     if depth <= 1e-6:
         return None
@@ -47,7 +50,7 @@ def visibility(
         at = project(site.point, position, rotation, fy)
         step = project(site.point + site.resolve, position, rotation, fy)
         in_view = at is not None and 0 <= at[0] < WIDTH and 0 <= at[1] < HEIGHT
-        size = 0.0 if at is None or step is None else float(np.hypot(step[0] - at[0], step[1] - at[1]))
+        size = 0.0 if at is None or step is None else math.hypot(step[0] - at[0], step[1] - at[1])
         out.append(
             Visibility(name, camera, in_view, in_view and _unoccluded(model, data, position, site), size)
         )

@@ -66,13 +66,13 @@ class Distribution:
             raise ValueError(f"bad {self.kind} range [{self.low}, {self.high}]")
 
     def value(self, u: float) -> float:
-        """The parameter value at quantile ``u`` in [0, 1)."""
-        import math
+        """The parameter value at quantile ``u`` in [0, 1); the same bits on every machine (no libm)."""
+        from actloop.suites.lab.physics.linear import exp, log
 
         if self.kind == "uniform":
             return self.low + (self.high - self.low) * u
         if self.kind == "log-uniform":
-            return math.exp(math.log(self.low) + (math.log(self.high) - math.log(self.low)) * u)
+            return exp(log(self.low) + (log(self.high) - log(self.low)) * u)
         return self.choices[min(int(u * len(self.choices)), len(self.choices) - 1)]
 
 
