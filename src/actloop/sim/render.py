@@ -45,6 +45,17 @@ class Renderer:
         self._renderer.update_scene(data, camera=self._camera, scene_option=self._options)
         return np.array(self._renderer.render())
 
+    def upload_texture(self, name: str, image: np.ndarray) -> None:
+        """Replace the pixels of texture ``name`` (same size and channels) in the model and on the GPU, so
+        the next frame shows them (a display redrawn between frames)."""
+        texture = self.model.texture(name)
+        shape = (int(texture.height[0]), int(texture.width[0]), int(texture.nchannel[0]))
+        if image.shape != shape or image.dtype != np.uint8:
+            raise ValueError(f"texture {name!r} is {shape} uint8; got {image.shape} {image.dtype}")
+        start = int(texture.adr[0])
+        self.model.tex_data[start : start + image.size] = image.reshape(-1)
+        mujoco.mjr_uploadTexture(self.model, self._renderer._mjr_context, texture.id)
+
     def close(self) -> None:
         self._renderer.close()
 

@@ -340,6 +340,8 @@ class LabEnv:
                 "this bench rendered its first images on another thread; an OpenGL context serves only the "
                 "thread that made it: observe a bench from one thread (the server's)"
             )
+        for name, face in self.platform.redraw(self.panel.shown).items():
+            self._renderer.upload_texture(name, face)
         data = self._world.data
         images = {}
         for cam in CAMERAS:

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import mujoco
 import numpy as np
 
-from actloop.suites.lab.instruments import InstrumentSpec
+from actloop.suites.lab.instruments import InstrumentSpec, Shown
 
 
 @dataclass(frozen=True)
@@ -40,6 +41,11 @@ class Platform(ABC):
 
     def textures(self) -> dict[str, np.ndarray]:
         """Named RGB textures (H×W×3 uint8), e.g. printed scales."""
+        return {}
+
+    def redraw(self, shown: Callable[[str], Shown | None]) -> dict[str, np.ndarray]:
+        """Textures to redraw before a frame is rendered, by name (same size as in :meth:`textures`), given
+        what each instrument's display shows now (``shown(name)``): the faces of digital displays."""
         return {}
 
     def instruments(self) -> list[InstrumentSpec]:
