@@ -5,6 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 GL_STAMP := $(VENV)/.gl-backend
 BROWSER_STAMP := $(VENV)/.browser-path
+SANDBOX_STAMP := $(VENV)/.agent-python
 DEMO_OUT ?= runs/demo
 
 .PHONY: demo test bench lint format clean
@@ -22,11 +23,16 @@ $(GL_STAMP): scripts/setup-gl.sh | $(STAMP)
 $(BROWSER_STAMP): scripts/setup-browser.sh | $(STAMP)
 	scripts/setup-browser.sh > $(BROWSER_STAMP)
 
+# bubblewrap and the agents' Python for the lab suite's sandbox.
+$(SANDBOX_STAMP): scripts/setup-lab-sandbox.sh | $(STAMP)
+	scripts/setup-lab-sandbox.sh > $(SANDBOX_STAMP)
+
 demo: $(STAMP) $(GL_STAMP)
 	MUJOCO_GL=$$(cat $(GL_STAMP)) $(BIN)/actloop demo --out $(DEMO_OUT)
 
-test: $(STAMP) $(GL_STAMP) $(BROWSER_STAMP)
-	MUJOCO_GL=$$(cat $(GL_STAMP)) ACTLOOP_REQUIRE_BROWSER=1 $(BIN)/pytest -q -n 2
+test: $(STAMP) $(GL_STAMP) $(BROWSER_STAMP) $(SANDBOX_STAMP)
+	MUJOCO_GL=$$(cat $(GL_STAMP)) ACTLOOP_REQUIRE_BROWSER=1 ACTLOOP_AGENT_PYTHON=$$(cat $(SANDBOX_STAMP)) \
+		ACTLOOP_REQUIRE_SANDBOX=1 $(BIN)/pytest -q -n 2
 
 bench: $(STAMP) $(GL_STAMP)
 	MUJOCO_GL=$$(cat $(GL_STAMP)) $(BIN)/actloop bench

@@ -4,12 +4,16 @@
 workspace (card, client, guide, address and token), serves the bench on 127.0.0.1 until the agent submits
 or the budget is spent (or Ctrl-C), then scores the run from its sealed record and writes the record and
 the score outside the workspace.
+
+``actloop lab run-agent --experiment E --seed N -- COMMAND...`` does the same around one command (a coding
+agent, a script) run in the workspace inside the sandbox under a wall-clock limit.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import time
 from pathlib import Path
 from typing import Any
@@ -24,50 +28,94 @@ def add_commands(commands: Any) -> None:
     lab = commands.add_parser("lab", help="serve lab episodes to agents (the lab suite)")
     sub = lab.add_subparsers(required=True, metavar="LAB_COMMAND")
     serve = sub.add_parser("serve", help="serve one instance of an experiment to an agent on 127.0.0.1")
-    serve.add_argument("--experiment", required=True, help="experiment key, e.g. hookes_law")
-    serve.add_argument("--seed", type=int, required=True, help="instance seed")
-    serve.add_argument("--level", default="T0", help=f"interface level ({', '.join(LEVELS)})")
-    serve.add_argument("--workspace", type=Path, required=True, help="the agent's working directory")
-    serve.add_argument("--out", type=Path, help="where the record and score go (default: WORKSPACE.record)")
+    _episode_arguments(serve)
     serve.set_defaults(handler=serve_command)
+    run = sub.add_parser(
+        "run-agent",
+        help="serve one instance and run an agent's command in its workspace, sandboxed, then score it",
+        description="Files already in the workspace (e.g. the agent's script) stay; the card, the client, "
+        "the guide and lab.json are written beside them. The command runs in /workspace.",
+    )
+    _episode_arguments(run)
+    run.add_argument(
+        "--wall-limit-s", type=float, help="wall-clock limit of the run (default: the card's, per experiment)"
+    )
+    run.add_argument(
+        "--read-only", type=Path, action="append", default=[], metavar="PATH",
+        help="a host path the agent's program needs (its installation, its credentials), mounted read-only",
+    )  # fmt: skip
+    run.add_argument(
+        "--pass-env", action="append", default=[], metavar="NAME",
+        help="pass this environment variable (e.g. an API key) into the sandbox",
+    )  # fmt: skip
+    run.add_argument("--require-sandbox", action="store_true", help="refuse to run without bubblewrap")
+    run.add_argument("agent_command", nargs=argparse.REMAINDER, metavar="-- COMMAND")
+    run.set_defaults(handler=run_agent_command)
 
 
-def serve_command(args: argparse.Namespace) -> int:
-    from actloop.suites.lab.card import task_card
-    from actloop.suites.lab.env import LabEnv
-    from actloop.suites.lab.server import serving
-    from actloop.suites.lab.workspace_files import write_workspace
+def _episode_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--experiment", required=True, help="experiment key, e.g. hookes_law")
+    parser.add_argument("--seed", type=int, required=True, help="instance seed")
+    parser.add_argument("--level", default="T0", help=f"interface level ({', '.join(LEVELS)})")
+    parser.add_argument("--workspace", type=Path, required=True, help="the agent's working directory")
+    parser.add_argument("--out", type=Path, help="where the record and score go (default: WORKSPACE.record)")
 
+
+def _out(args: argparse.Namespace) -> Path:
     if args.level not in LEVELS:
         raise ConfigError(f"level {args.level!r} is not available; levels: {', '.join(LEVELS)}")
     out: Path = args.out or args.workspace.with_name(args.workspace.name + ".record")
-    if out.resolve().is_relative_to(args.workspace.resolve()):
-        raise ConfigError("--out must lie outside the workspace: the agent must not read the record")
-    env = LabEnv(args.experiment, args.seed)
-    with serving(env) as server:
-        write_workspace(args.workspace, task_card(env.spec, env.instance), server.url, server.token)
+    return out
+
+
+def serve_command(args: argparse.Namespace) -> int:
+    from actloop.suites.lab.episode import served_episode
+
+    with served_episode(args.experiment, args.seed, args.workspace, _out(args)) as episode:
         print(
-            f"serving {args.experiment} (seed {args.seed}) at {server.url}; workspace {args.workspace}",
+            f"serving {args.experiment} (seed {args.seed}) at {episode.server.url}; "
+            f"workspace {args.workspace}",
             flush=True,
         )
         try:
-            while not server.run(lambda: {"done": env.done})["done"]:
+            while not episode.done:
                 time.sleep(POLL_S)
         except KeyboardInterrupt:
             print("stopped before a submission", flush=True)
-        score, verdicts = server.bench_thread.submit(env.score).result()
-        fields = score.to_fields()
-        server.run(lambda: write_record(env, out, fields, [v.reason for v in verdicts]))
-    summary = {k: fields[k] for k in ("success", "e", "process_score", "stop_stage")}
-    print(json.dumps(summary), flush=True)
-    return 0 if score.success else 1
+        scored = episode.finish(_out(args))
+    print(json.dumps(scored.summary()), flush=True)
+    return 0 if scored.score.success else 1
 
 
-def write_record(env: Any, out: Path, score: dict[str, Any], verdicts: list[str]) -> dict[str, Any]:
-    """The sealed record and the score, for rescoring and reports (evaluator side)."""
-    out.mkdir(parents=True, exist_ok=True)
-    env.record.save(out / "record.jsonl")
-    (out / "score.json").write_text(
-        json.dumps({"score": score, "citations": verdicts}, indent=1, default=str)
+def run_agent_command(args: argparse.Namespace) -> int:
+    from actloop.suites.lab.episode import served_episode
+    from actloop.suites.lab.sandbox import Sandbox, ensure_agent_python
+
+    argv = args.agent_command[1:] if args.agent_command[:1] == ["--"] else args.agent_command
+    if not argv:
+        raise ConfigError("no agent command: put it after --, e.g. -- python solve.py")
+    missing = [name for name in args.pass_env if name not in os.environ]
+    if missing:
+        raise ConfigError(f"--pass-env names variables that are not set: {', '.join(missing)}")
+    sandbox = Sandbox(
+        args.workspace,
+        ensure_agent_python(),
+        read_only=tuple(p.resolve() for p in args.read_only),
+        env={name: os.environ[name] for name in args.pass_env},
+        require=args.require_sandbox,
     )
-    return {}
+    out = _out(args)
+    with served_episode(args.experiment, args.seed, args.workspace, out) as episode:
+        print(
+            f"running {' '.join(argv)} on {args.experiment} (seed {args.seed}), {sandbox.isolation}",
+            flush=True,
+        )
+        ran = sandbox.run(argv, args.wall_limit_s or episode.env.spec.wall_clock_s)
+        scored = episode.finish(out)
+    ended = "killed at the wall-clock limit" if ran.timed_out else f"exited with {ran.returncode}"
+    summary = {**scored.summary(), "agent": ended, "wall_s": round(ran.wall_s, 1), "isolation": ran.isolation}
+    (out / "run.json").write_text(json.dumps({"command": argv, **summary}, indent=1))
+    print(json.dumps(summary), flush=True)
+    for gate in scored.failed_gates():
+        print(f"failed gate {gate}", flush=True)
+    return 0 if scored.score.success else 1
