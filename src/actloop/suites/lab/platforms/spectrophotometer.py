@@ -1,0 +1,305 @@
+"""The spectrophotometer bench: a single-beam spectrophotometer with a cuvette holder, a row of keys and
+two LCDs on its deck, and a rack of cuvettes pre-filled with solutions of printed concentration.
+
+Mechanics: a cuvette is a rigid body (a clear cell with the coloured liquid inside); it is *seated* when it
+stands upright on the holder's floor inside the holder's four walls, and only a seated cuvette is in the
+beam. The keys are caps on spring-returned vertical slide joints, pressed when pushed past
+:data:`KEY_PRESSED_M`: ``λ−`` and ``λ+`` step the wavelength by 1 nm per press and repeat while held,
+``BLANK`` takes the single-beam reference with whatever stands in the holder.
+
+Physics (:mod:`actloop.suites.lab.physics.spectra`): the absorbance in the beam is Beer–Lambert's over the
+seated cuvette's contents plus the cell's own reflection loss; the instrument turns it into the displayed
+absorbance with stray light, lamp drift since the blank and signal noise. The two LCDs lie flat on the
+deck behind the keys, digits upright for a reader in front: the set wavelength (nm) and the absorbance.
+
+Experiments share the bench by choosing what the cuvettes hold (:class:`Cuvette`); a subclass may make
+the contents change in time by overriding :meth:`SpectrophotometerBench.absorbance_in_beam`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import mujoco
+import numpy as np
+
+from actloop.sim.scene import TABLE_TOP_Z, WORLD_GEOM
+from actloop.suites.lab.instruments import DigitalDisplay, InstrumentSpec, Shown
+from actloop.suites.lab.physics.linear import LN10, exp
+from actloop.suites.lab.physics.spectra import Dye, Spectrophotometer, absorbance
+from actloop.suites.lab.platforms.base import Platform, ReadingSite
+from actloop.suites.lab.platforms.display import DisplayFace, blank_textures, faces_assets, faces_textures
+
+# --- layout (world frame, metres) ---
+BODY_CENTRE = (0.0, 0.08)
+BODY_HALF = (0.15, 0.11, 0.045)
+DECK_Z = TABLE_TOP_Z + 2 * BODY_HALF[2]
+"""The spectrophotometer's flat top."""
+HOLDER = (0.08, 0.05)
+"""The centre of the cuvette holder on the deck."""
+HOLDER_INNER_HALF = 0.008
+HOLDER_WALL = (0.003, 0.01)
+"""The holder's wall: half thickness, half height (its walls stand on the deck)."""
+KEYS = (("lambda_down", -0.10), ("lambda_up", -0.06), ("blank", -0.02))
+"""The keys (name, x) in a row at :data:`KEY_Y`."""
+KEY_Y = 0.02
+KEY_RADIUS = 0.009
+KEY_REST_M = 0.008
+"""A key cap's bottom stands this far above the deck at rest; it travels :data:`KEY_TRAVEL_M` down."""
+KEY_TRAVEL_M = 0.005
+KEY_PRESSED_M = 0.003
+KEY_STIFFNESS = 60.0
+KEY_PRELOAD_M = 0.004
+REPEAT_DELAY_S = 0.5
+REPEAT_S = 0.05
+"""A held wavelength key steps again after REPEAT_DELAY_S, then every REPEAT_S (20 nm/s)."""
+FACE_HEIGHT_M = 0.016
+FACE_X = -0.06
+FACE_Y = {"wavelength": 0.11, "absorbance": 0.085}
+"""The LCD windows' centres on the deck (they lie flat, upright for a reader in front of the bench)."""
+RACK_Y = -0.16
+RACK_X0 = 0.10
+RACK_PITCH = 0.04
+RACK_WALL = (0.002, 0.0075)
+CUVETTE_HALF = (0.00625, 0.025)
+"""A cuvette's outer half width and half height (12.5 mm square, 50 mm tall)."""
+CUVETTE_MASS = 0.01
+LIQUID_HALF = (0.0045, 0.017)
+SEATED_XY_M = 0.003
+SEATED_Z_M = 0.002
+SEATED_TILT_COS = math.cos(math.radians(6.0))
+
+# --- the instrument ---
+START_WAVELENGTH_NM = 500.0
+CELL_ABSORBANCE = 0.04
+"""A filled cell's own loss (reflections at its walls): what blanking on the solvent cancels."""
+OVER_RANGE = 4.0
+REFRESH_HZ = 2.0
+WAVELENGTH = InstrumentSpec(
+    "wavelength", "nm", DigitalDisplay(3, 0, min_digit_px=14.0), refresh_hz=REFRESH_HZ
+)
+ABSORBANCE = InstrumentSpec(
+    "absorbance", "A", DigitalDisplay(4, 3, min_digit_px=14.0), refresh_hz=REFRESH_HZ, high=OVER_RANGE
+)
+"""The absorbance LCD: 0.001 A, ``OL`` above :data:`OVER_RANGE`; readable when a digit is 14 px tall."""
+FACES = (
+    DisplayFace.of("wavelength_lcd", WAVELENGTH, 3 * 0.55 * FACE_HEIGHT_M, FACE_HEIGHT_M),
+    DisplayFace.of("absorbance_lcd", ABSORBANCE, 5 * 0.55 * FACE_HEIGHT_M, FACE_HEIGHT_M, sign=True),
+)
+_OVER = 10.0 * OVER_RANGE
+"""What the instrument's true value is when the detector sees no light (shown as ``OL``)."""
+
+
+@dataclass(frozen=True)
+class Cuvette:
+    """A filled cuvette: its name and what it holds, (dye, mol/L) pairs (nothing for the solvent blank)."""
+
+    name: str
+    contents: tuple[tuple[Dye, float], ...] = ()
+
+
+def _steps_due(held_s: float) -> int:
+    """Wavelength steps a key held for ``held_s`` seconds has made: one at the press, then auto-repeat."""
+    if held_s < REPEAT_DELAY_S:
+        return 1
+    return 2 + math.floor((held_s - REPEAT_DELAY_S) / REPEAT_S + 1e-9)
+
+
+def rack_slot(i: int) -> tuple[float, float, float]:
+    """Where cuvette ``i`` stands in the rack (its centre), metres."""
+    return (RACK_X0 + i * RACK_PITCH, RACK_Y, TABLE_TOP_Z + CUVETTE_HALF[1])
+
+
+def liquid_rgb(contents: Sequence[tuple[Dye, float]]) -> tuple[float, float, float]:
+    """The colour of the solution through a 1 cm cell: its transmittance in the red, green and blue."""
+    return tuple(  # type: ignore[return-value]
+        min(1.0, exp(-LN10 * absorbance(contents, nm))) for nm in (610.0, 545.0, 465.0)
+    )
+
+
+class SpectrophotometerBench(Platform):
+    """The spectrophotometer with its holder, keys and LCDs, and a rack of ``cuvettes`` (slot i holds
+    cuvette i); ``seed`` keys the instrument's noise and drift."""
+
+    def __init__(self, cuvettes: Sequence[Cuvette], seed: int) -> None:
+        self.cuvettes = tuple(cuvettes)
+        self.meter = Spectrophotometer("absorbance", seed)
+        self.meter.set_wavelength(START_WAVELENGTH_NM)
+        self._key_joints: dict[str, int] = {}
+        self._cuvette_bodies: list[int] = []
+        self._held: dict[str, tuple[float, int]] = {}
+        """Keys held down: (when the press began, wavelength steps it has made)."""
+        self.in_holder: int | None = None
+        """The index of the cuvette seated in the holder, if any (updated every step)."""
+        self.blanks: list[tuple[float, float, int | None]] = []
+        """Every blank taken: (time, wavelength, cuvette in the holder)."""
+
+    # --- scene ---
+    def assets_xml(self) -> str:
+        return faces_assets(FACES)
+
+    def textures(self) -> dict[str, np.ndarray]:
+        return blank_textures(FACES)
+
+    def redraw(self, shown: Callable[[str], Shown | None]) -> dict[str, np.ndarray]:
+        return faces_textures(FACES, shown)
+
+    def bodies_xml(self) -> str:
+        bx, by = BODY_CENTRE
+        hx, hy, hz = BODY_HALF
+        faces = "\n  ".join(
+            face.geom_xml(f"{FACE_X - bx} {FACE_Y[face.instrument] - by} {hz + 0.0011}", "-1.5707963 0 0")
+            for face in FACES
+        )
+        keys = "\n".join(self._key_xml(name, x) for name, x in KEYS)
+        cuvettes = "\n".join(self._cuvette_xml(i, c) for i, c in enumerate(self.cuvettes))
+        return f"""
+<body name="spectrophotometer" pos="{bx} {by} {TABLE_TOP_Z + hz}">
+  <geom name="spectro_body" type="box" size="{hx} {hy} {hz}" rgba="0.86 0.87 0.84 1" {WORLD_GEOM}/>
+  <geom name="spectro_panel" type="box" size="0.05 0.035 0.0005" pos="{FACE_X - bx} {0.0975 - by} {hz}"
+        rgba="0.2 0.22 0.25 1" contype="0" conaffinity="0"/>
+  {faces}
+  {self._holder_xml()}
+</body>
+{keys}
+{self._rack_xml()}
+{cuvettes}"""
+
+    @staticmethod
+    def _holder_xml() -> str:
+        bx, by = BODY_CENTRE
+        cx, cy = HOLDER[0] - bx, HOLDER[1] - by
+        t, h = HOLDER_WALL
+        z = BODY_HALF[2] + h
+        reach = HOLDER_INNER_HALF + t
+        walls = [
+            ("n", cx, cy + reach, reach + t, t),
+            ("s", cx, cy - reach, reach + t, t),
+            ("e", cx + reach, cy, t, HOLDER_INNER_HALF),
+            ("w", cx - reach, cy, t, HOLDER_INNER_HALF),
+        ]
+        return "\n  ".join(
+            f'<geom name="holder_{n}" type="box" size="{sx} {sy} {h}" pos="{x:.4f} {y:.4f} {z}" '
+            f'rgba="0.15 0.15 0.17 1" {WORLD_GEOM}/>'
+            for n, x, y, sx, sy in walls
+        )
+
+    @staticmethod
+    def _key_xml(name: str, x: float) -> str:
+        z = DECK_Z + KEY_REST_M + 0.003
+        label = {"lambda_down": "0.2 0.35 0.7 1", "lambda_up": "0.7 0.3 0.2 1", "blank": "0.9 0.9 0.9 1"}
+        return f"""
+<body name="key_{name}" pos="{x} {KEY_Y} {z}">
+  <joint name="key_{name}" type="slide" axis="0 0 1" range="{-KEY_TRAVEL_M} 0" stiffness="{KEY_STIFFNESS}"
+         springref="{KEY_PRELOAD_M}" damping="0.5"/>
+  <geom name="key_{name}" type="cylinder" size="{KEY_RADIUS} 0.003" mass="0.004" rgba="{label[name]}"
+        {WORLD_GEOM}/>
+  <geom name="key_{name}_stem" type="cylinder" size="0.004 {KEY_REST_M / 2}" pos="0 0 {-0.003 - KEY_REST_M / 2}"
+        rgba="0.3 0.3 0.3 1" contype="0" conaffinity="0" mass="0"/>
+</body>"""
+
+    def _rack_xml(self) -> str:
+        n = len(self.cuvettes)
+        t, h = RACK_WALL
+        z = TABLE_TOP_Z + h
+        inner = HOLDER_INNER_HALF
+        x0, x1 = rack_slot(0)[0] - RACK_PITCH / 2, rack_slot(n - 1)[0] + RACK_PITCH / 2
+        half_x, mid_x = (x1 - x0) / 2, (x1 + x0) / 2
+        geoms = [
+            f'<geom name="rack_{side}" type="box" size="{half_x:.4f} {t} {h}" '
+            f'pos="{mid_x:.4f} {RACK_Y + sign * (inner + t):.4f} {z}" rgba="0.35 0.3 0.25 1" {WORLD_GEOM}/>'
+            for side, sign in (("front", -1), ("back", 1))
+        ]
+        for i in range(n + 1):
+            x = x0 + i * RACK_PITCH
+            geoms.append(
+                f'<geom name="rack_bar_{i}" type="box" size="{RACK_PITCH / 2 - inner:.4f} {inner} {h}" '
+                f'pos="{x:.4f} {RACK_Y} {z}" rgba="0.35 0.3 0.25 1" {WORLD_GEOM}/>'
+            )
+        return '<body name="cuvette_rack">\n  ' + "\n  ".join(geoms) + "\n</body>"
+
+    @staticmethod
+    def _cuvette_xml(i: int, cuvette: Cuvette) -> str:
+        x, y, z = rack_slot(i)
+        r, g, b = liquid_rgb(cuvette.contents)
+        w, h = CUVETTE_HALF
+        lw, lh = LIQUID_HALF
+        return f"""
+<body name="{cuvette.name}" pos="{x:.4f} {y} {z + 0.0005:.5f}">
+  <freejoint name="{cuvette.name}_free"/>
+  <geom name="{cuvette.name}" type="box" size="{w} {w} {h}" mass="{CUVETTE_MASS}" rgba="0.9 0.94 0.97 0.35"
+        friction="1 0.005 0.0001" {WORLD_GEOM}/>
+  <geom name="{cuvette.name}_liquid" type="box" size="{lw} {lw} {lh}" pos="0 0 {lh - h + 0.002:.4f}"
+        rgba="{r:.3f} {g:.3f} {b:.3f} 1" contype="0" conaffinity="0" mass="0"/>
+</body>"""
+
+    # --- state ---
+    def attach(self, model: mujoco.MjModel, data: mujoco.MjData) -> None:
+        self._key_joints = {name: int(model.jnt_qposadr[model.joint(f"key_{name}").id]) for name, _ in KEYS}
+        for name in self._key_joints:
+            data.qpos[self._key_joints[name]] = 0.0
+        self._cuvette_bodies = [model.body(c.name).id for c in self.cuvettes]
+        self.in_holder = self.seated(data)
+
+    def pressed(self, data: mujoco.MjData, key: str) -> bool:
+        """Whether ``key`` is pushed past its switching point."""
+        return float(data.qpos[self._key_joints[key]]) < -KEY_PRESSED_M
+
+    def seated(self, data: mujoco.MjData) -> int | None:
+        """The cuvette standing upright on the holder's floor, if any."""
+        for i, body in enumerate(self._cuvette_bodies):
+            x, y, z = (float(v) for v in data.xpos[body])
+            if (
+                abs(x - HOLDER[0]) <= SEATED_XY_M
+                and abs(y - HOLDER[1]) <= SEATED_XY_M
+                and abs(z - CUVETTE_HALF[1] - DECK_Z) <= SEATED_Z_M
+                and float(data.xmat[body][8]) >= SEATED_TILT_COS
+            ):
+                return i
+        return None
+
+    def absorbance_in_beam(self, time_s: float) -> float:
+        """The true absorbance in the beam at the set wavelength: the seated cuvette's, or none."""
+        if self.in_holder is None:
+            return 0.0
+        contents = self.cuvettes[self.in_holder].contents
+        return CELL_ABSORBANCE + absorbance(contents, self.meter.wavelength)
+
+    def after_step(self, model: mujoco.MjModel, data: mujoco.MjData) -> None:
+        time_s = float(data.time)
+        self.in_holder = self.seated(data)
+        for key, step in (("lambda_down", -1.0), ("lambda_up", 1.0)):
+            if not self.pressed(data, key):
+                self._held.pop(key, None)
+                continue
+            since, done = self._held.get(key, (time_s, 0))
+            due = _steps_due(time_s - since)
+            for _ in range(due - done):
+                self.meter.set_wavelength(self.meter.wavelength + step * self.meter.wavelength_step)
+            self._held[key] = (since, due)
+        if not self.pressed(data, "blank"):
+            self._held.pop("blank", None)
+        elif "blank" not in self._held:
+            self._held["blank"] = (time_s, 1)
+            self.meter.blank(time_s, self.absorbance_in_beam(time_s))
+            self.blanks.append((time_s, self.meter.wavelength, self.in_holder))
+
+    # --- instruments ---
+    def instruments(self) -> list[InstrumentSpec]:
+        return [WAVELENGTH, ABSORBANCE]
+
+    def true_values(self, data: mujoco.MjData) -> dict[str, float]:
+        time_s = float(data.time)
+        shown = self.meter.read(time_s, self.absorbance_in_beam(time_s))
+        return {"wavelength": self.meter.wavelength, "absorbance": shown if math.isfinite(shown) else _OVER}
+
+    def reading_sites(self, data: mujoco.MjData) -> dict[str, ReadingSite]:
+        up = np.array([0.0, 1.0, 0.0])
+        return {
+            face.instrument: face.reading_site(
+                np.array([FACE_X, FACE_Y[face.instrument], DECK_Z + 0.0021]), up
+            )
+            for face in FACES
+        }
