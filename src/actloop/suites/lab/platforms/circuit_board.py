@@ -1,0 +1,341 @@
+"""The circuit board: sockets that component boxes are set into, a DC supply with a rocker power switch
+and setpoint keys, and meters with digital displays, wired by an experiment into a circuit.
+
+Everything is worked from above. A component box is a free block with two contacts on its underside; it is
+in a socket (and its contacts closed) while it rests inside the socket's walls, level and at the floor. The
+supply's rocker turns on a hinge with a snap spring: pressed past its centre it flips to the other end, and
+the supply is on while its front end (marked I) is down. Its UP and DOWN keys are sprung slide joints: each
+press past the threshold steps the setpoint once. The meters' LCDs lie face up on the board, text upright
+for a reader standing in front.
+
+An experiment supplies a :class:`Wiring`: the circuit (modified nodal analysis, :mod:`..physics.circuits`),
+how the board's mechanical state sets its switches and sources each physics step, and each meter's true
+value.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+import mujoco
+import numpy as np
+
+from actloop.sim.scene import TABLE_TOP_Z, WORLD_GEOM
+from actloop.suites.lab.instruments import InstrumentSpec, Shown
+from actloop.suites.lab.physics.circuits import Circuit
+from actloop.suites.lab.platforms.base import Platform, ReadingSite
+from actloop.suites.lab.platforms.display import DisplayFace, blank_textures, faces_assets, faces_textures
+
+BOARD_CENTRE = (0.07, 0.0)
+BOARD_HALF = (0.2, 0.15, 0.006)
+BOARD_TOP_Z = TABLE_TOP_Z + 2 * BOARD_HALF[2]
+BOX_HALF = (0.016, 0.016, 0.022)
+"""A component box: 32 mm square, 44 mm tall."""
+BOX_MASS = 0.06
+SOCKET_CLEARANCE = 0.003
+SOCKET_WALL = (0.004, 0.010)
+"""Thickness and height of a socket's walls."""
+SEAT_TOLERANCE_M = (SOCKET_CLEARANCE + 0.001, 0.0015)
+"""A box is seated within this of its socket's centre (horizontally) and of the floor (vertically)."""
+SEAT_TILT_RAD = 0.08
+SUPPLY_CENTRE = (0.21, -0.04)
+SUPPLY_HALF = (0.05, 0.07, 0.02)
+SUPPLY_TOP_Z = BOARD_TOP_Z + 2 * SUPPLY_HALF[2]
+ROCKER = (0.19, -0.07)
+"""The rocker's pivot on the supply's top (x, y); it rocks about x."""
+ROCKER_HALF = (0.012, 0.025, 0.003)
+ROCKER_PIVOT_Z = SUPPLY_TOP_Z + 0.006
+ROCKER_RANGE_RAD = 0.25
+ROCKER_SNAP_NM = 0.02
+"""The snap spring's torque towards the end the rocker is nearer: a press must overcome it."""
+KEYS = {"up": (0.235, -0.085), "down": (0.235, -0.04)}
+KEY_RADIUS = 0.008
+KEY_HALF_HEIGHT = 0.005
+KEY_TRAVEL_M = 0.004
+KEY_PRESSED_M = 0.0025
+KEY_RELEASED_M = 0.001
+KEY_DEBOUNCE_S = 0.1
+"""A key counts a new press only after it has stayed up this long since the last."""
+KEY_STIFFNESS = 400.0
+"""N/m: about 1.6 N at full travel."""
+METER_HALF = (0.047, 0.03, 0.008)
+METER_TOP_Z = BOARD_TOP_Z + 2 * METER_HALF[2]
+DISPLAY_SIZE_M = (0.07, 0.02)
+"""An LCD window's width and height."""
+
+
+@dataclass(frozen=True)
+class ComponentBox:
+    """A component box: its name and where it stands on the table at the start (its centre, x and y)."""
+
+    name: str
+    home: tuple[float, float]
+    rgba: str = "0.12 0.12 0.14 1"
+
+
+@dataclass(frozen=True)
+class Socket:
+    """A socket on the board (its centre, x and y)."""
+
+    name: str
+    centre: tuple[float, float]
+
+
+@dataclass(frozen=True)
+class Meter:
+    """A meter lying on the board: its instrument (a digital display) and the centre of its LCD window."""
+
+    spec: InstrumentSpec
+    centre: tuple[float, float]
+    sign: bool = False
+
+    @property
+    def face(self) -> DisplayFace:
+        return DisplayFace.of(f"{self.spec.name}_lcd", self.spec, *DISPLAY_SIZE_M, sign=self.sign)
+
+
+@dataclass(frozen=True)
+class BoardState:
+    """The board's mechanical state as the circuit sees it: the supply on or off, its setpoint, and the
+    box seated in each socket (None for an empty socket)."""
+
+    powered: bool
+    setpoint: float
+    seated: dict[str, str | None]
+
+
+class Wiring(Protocol):
+    """An experiment's circuit on the board."""
+
+    def build(self, dt: float) -> Circuit:
+        """The circuit, stepped every ``dt`` seconds."""
+
+    def apply(self, circuit: Circuit, state: BoardState) -> None:
+        """Set the circuit's switches and sources from the board's state."""
+
+    def true_values(self, circuit: Circuit) -> dict[str, float]:
+        """The true value of every meter, by instrument name, in its unit."""
+
+
+def socket_floor_z() -> float:
+    """Where a seated box's underside rests."""
+    return BOARD_TOP_Z
+
+
+class CircuitBoard(Platform):
+    """The board of one instance (see the module docstring): ``setpoints`` are the supply's settings in
+    order (the first at the start), ``dt`` the physics step."""
+
+    def __init__(
+        self,
+        wiring: Wiring,
+        sockets: Sequence[Socket],
+        boxes: Sequence[ComponentBox],
+        meters: Sequence[Meter],
+        setpoints: Sequence[float],
+        dt: float,
+    ) -> None:
+        self.wiring = wiring
+        self.sockets = tuple(sockets)
+        self.boxes = tuple(boxes)
+        self.meters = tuple(meters)
+        self.setpoints = tuple(setpoints)
+        self.circuit = wiring.build(dt)
+        self.setting = 0
+        self.powered = False
+        self.seated: dict[str, str | None] = {s.name: None for s in self.sockets}
+        self.dt = dt
+        self._pressed = dict.fromkeys(KEYS, False)
+        self._up_for = dict.fromkeys(KEYS, KEY_DEBOUNCE_S)
+        self._ids: dict[str, int] = {}
+
+    @property
+    def setpoint(self) -> float:
+        return self.setpoints[self.setting]
+
+    @property
+    def state(self) -> BoardState:
+        return BoardState(self.powered, self.setpoint, dict(self.seated))
+
+    # --- scene ---
+    def assets_xml(self) -> str:
+        return faces_assets(m.face for m in self.meters)
+
+    def textures(self) -> dict[str, np.ndarray]:
+        return blank_textures(m.face for m in self.meters)
+
+    def redraw(self, shown: Callable[[str], Shown | None]) -> dict[str, np.ndarray]:
+        return faces_textures((m.face for m in self.meters), shown)
+
+    def bodies_xml(self) -> str:
+        bx, by = BOARD_CENTRE
+        hx, hy, hz = BOARD_HALF
+        parts = [
+            f"""
+<body name="board" pos="{bx} {by} {TABLE_TOP_Z + hz}">
+  <geom name="board_plate" type="box" size="{hx} {hy} {hz}" rgba="0.16 0.35 0.22 1" {WORLD_GEOM}/>
+</body>""",
+            self._supply_xml(),
+            *(self._socket_xml(s) for s in self.sockets),
+            *(self._meter_xml(m) for m in self.meters),
+            *(self._box_xml(b) for b in self.boxes),
+        ]
+        return "\n".join(parts)
+
+    def _supply_xml(self) -> str:
+        sx, sy = SUPPLY_CENTRE
+        hx, hy, hz = SUPPLY_HALF
+        rx, ry = ROCKER
+        keys = "\n".join(
+            f"""
+<body name="key_{name}" pos="{x} {y} {SUPPLY_TOP_Z + KEY_HALF_HEIGHT + 0.001}">
+  <joint name="key_{name}" type="slide" axis="0 0 -1" range="0 {KEY_TRAVEL_M}" stiffness="{KEY_STIFFNESS}"
+         springref="0" damping="2" armature="0.01"/>
+  <geom name="key_{name}" type="cylinder" size="{KEY_RADIUS} {KEY_HALF_HEIGHT}" mass="0.005"
+        rgba="{"0.2 0.45 0.75 1" if name == "up" else "0.75 0.45 0.2 1"}" {WORLD_GEOM}/>
+  <geom name="key_{name}_mark" type="box" size="0.002 {0.004 if name == "up" else 0.0012} 0.0003"
+        pos="0 0 {KEY_HALF_HEIGHT}" rgba="1 1 1 1" contype="0" conaffinity="0" mass="0"/>
+</body>"""
+            for name, (x, y) in KEYS.items()
+        )
+        return f"""
+<body name="supply" pos="{sx} {sy} {BOARD_TOP_Z + hz}">
+  <geom name="supply_case" type="box" size="{hx} {hy} {hz}" rgba="0.78 0.78 0.74 1" {WORLD_GEOM}/>
+</body>
+<body name="rocker" pos="{rx} {ry} {ROCKER_PIVOT_Z}">
+  <joint name="rocker" type="hinge" axis="1 0 0" range="{-ROCKER_RANGE_RAD} {ROCKER_RANGE_RAD}"
+         damping="0.002" armature="0.0005"/>
+  <geom name="rocker_paddle" type="box" size="{ROCKER_HALF[0]} {ROCKER_HALF[1]} {ROCKER_HALF[2]}" mass="0.01"
+        rgba="0.75 0.1 0.1 1" {WORLD_GEOM}/>
+  <geom name="rocker_on_mark" type="box" size="0.0015 0.005 0.0003"
+        pos="0 {-0.6 * ROCKER_HALF[1]} {ROCKER_HALF[2]}" rgba="1 1 1 1" contype="0" conaffinity="0" mass="0"/>
+</body>
+{keys}"""
+
+    @staticmethod
+    def _socket_xml(socket: Socket) -> str:
+        x, y = socket.centre
+        inner = BOX_HALF[0] + SOCKET_CLEARANCE
+        t, h = SOCKET_WALL
+        walls = []
+        for i, (dx, dy, sx, sy) in enumerate(
+            ((inner + t, 0, t, inner + 2 * t), (-inner - t, 0, t, inner + 2 * t),
+             (0, inner + t, inner, t), (0, -inner - t, inner, t))
+        ):  # fmt: skip
+            walls.append(
+                f'<geom name="{socket.name}_wall_{i}" type="box" size="{sx} {sy} {h / 2}" '
+                f'pos="{dx} {dy} {h / 2}" rgba="0.1 0.1 0.1 1" {WORLD_GEOM}/>'
+            )
+        contacts = "\n  ".join(
+            f'<geom name="{socket.name}_contact_{i}" type="box" size="0.004 0.01 0.0004" '
+            f'pos="{side * 0.009} 0 0.0004" rgba="0.85 0.7 0.3 1" contype="0" conaffinity="0" mass="0"/>'
+            for i, side in enumerate((-1, 1))
+        )
+        return f"""
+<body name="{socket.name}" pos="{x} {y} {BOARD_TOP_Z}">
+  {" ".join(walls)}
+  {contacts}
+</body>"""
+
+    @staticmethod
+    def _meter_xml(meter: Meter) -> str:
+        x, y = meter.centre
+        hx, hy, hz = METER_HALF
+        face = meter.face.geom_xml(f"0 0 {hz + 0.0011}", euler=f"{-math.pi / 2!r} 0 0")
+        return f"""
+<body name="{meter.spec.name}_meter" pos="{x} {y} {BOARD_TOP_Z + hz}">
+  <geom name="{meter.spec.name}_case" type="box" size="{hx} {hy} {hz}" rgba="0.22 0.22 0.25 1" {WORLD_GEOM}/>
+  {face}
+</body>"""
+
+    @staticmethod
+    def _box_xml(box: ComponentBox) -> str:
+        x, y = box.home
+        hx, hy, hz = BOX_HALF
+        return f"""
+<body name="{box.name}_pad" pos="{x} {y} {TABLE_TOP_Z + 0.0002}">
+  <geom name="{box.name}_pad" type="box" size="{hx + 0.006} {hy + 0.006} 0.0002" rgba="0.9 0.9 0.85 1"
+        contype="0" conaffinity="0" mass="0"/>
+</body>
+<body name="{box.name}" pos="{x} {y} {TABLE_TOP_Z + hz + 0.0005}">
+  <freejoint name="{box.name}_free"/>
+  <geom name="{box.name}" type="box" size="{hx} {hy} {hz}" mass="{BOX_MASS}" rgba="{box.rgba}"
+        friction="1 0.005 0.0001" {WORLD_GEOM}/>
+  <geom name="{box.name}_lid" type="box" size="{hx * 0.7} {hy * 0.7} 0.0004" pos="0 0 {hz}"
+        rgba="0.9 0.8 0.2 1" contype="0" conaffinity="0" mass="0"/>
+</body>"""
+
+    def sections_xml(self) -> str:
+        pairs = ["rocker", *(f"key_{k}" for k in KEYS)]
+        excluded = "".join(f'<exclude body1="supply" body2="{body}"/>' for body in pairs)
+        return f"<contact>{excluded}</contact>"
+
+    # --- mechanics and circuit ---
+    def attach(self, model: mujoco.MjModel, data: mujoco.MjData) -> None:
+        rocker = model.joint("rocker")
+        self._ids = {
+            "rocker_q": int(rocker.qposadr[0]),
+            "rocker_v": int(rocker.dofadr[0]),
+            **{f"key_{k}": int(model.joint(f"key_{k}").qposadr[0]) for k in KEYS},
+            **{b.name: int(model.body(b.name).id) for b in self.boxes},
+        }
+        data.qpos[self._ids["rocker_q"]] = -ROCKER_RANGE_RAD  # off: the back end down
+        self.after_step(model, data)
+
+    def after_step(self, model: mujoco.MjModel, data: mujoco.MjData) -> None:
+        angle = float(data.qpos[self._ids["rocker_q"]])
+        data.qfrc_applied[self._ids["rocker_v"]] = ROCKER_SNAP_NM if angle > 0 else -ROCKER_SNAP_NM
+        self.powered = angle > 0
+        for key, step in (("up", 1), ("down", -1)):
+            depth = float(data.qpos[self._ids[f"key_{key}"]])
+            self._up_for[key] = self._up_for[key] + self.dt if depth < KEY_RELEASED_M else 0.0
+            if not self._pressed[key] and depth > KEY_PRESSED_M:
+                self._pressed[key] = True
+                self.setting = min(max(self.setting + step, 0), len(self.setpoints) - 1)
+            elif self._pressed[key] and self._up_for[key] >= KEY_DEBOUNCE_S:
+                self._pressed[key] = False
+        for socket in self.sockets:
+            self.seated[socket.name] = next(
+                (b.name for b in self.boxes if self._in_socket(data, b.name, socket)), None
+            )
+        self.wiring.apply(self.circuit, self.state)
+        self.circuit.step()
+
+    def _in_socket(self, data: mujoco.MjData, box: str, socket: Socket) -> bool:
+        body = data.body(box)
+        x, y, z = (float(v) for v in body.xpos)
+        level = float(body.xmat[8]) >= math.cos(SEAT_TILT_RAD)
+        across, down = SEAT_TOLERANCE_M
+        return (
+            level
+            and abs(x - socket.centre[0]) <= across
+            and abs(y - socket.centre[1]) <= across
+            and abs(z - BOX_HALF[2] - socket_floor_z()) <= down
+        )
+
+    def at_home(self, data: mujoco.MjData, box: ComponentBox, tolerance_m: float) -> bool:
+        """Whether ``box`` stands upright on its pad, within ``tolerance_m`` of its starting place."""
+        x, y, z = (float(v) for v in data.body(box.name).xpos)
+        upright = float(data.body(box.name).xmat[8]) >= math.cos(SEAT_TILT_RAD)
+        return (
+            upright
+            and math.hypot(x - box.home[0], y - box.home[1]) <= tolerance_m
+            and abs(z - TABLE_TOP_Z - BOX_HALF[2]) <= 0.002
+        )
+
+    # --- instruments ---
+    def instruments(self) -> list[InstrumentSpec]:
+        return [m.spec for m in self.meters]
+
+    def true_values(self, data: mujoco.MjData) -> dict[str, float]:
+        return self.wiring.true_values(self.circuit)
+
+    def reading_sites(self, data: mujoco.MjData) -> dict[str, ReadingSite]:
+        up = np.array([0.0, 1.0, 0.0])
+        return {
+            m.spec.name: m.face.reading_site(np.array([*m.centre, METER_TOP_Z + 0.0021]), up)
+            for m in self.meters
+        }
