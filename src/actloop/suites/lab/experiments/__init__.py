@@ -28,9 +28,9 @@ class Experiment:
 
 
 def _registry() -> dict[str, Experiment]:
-    from actloop.suites.lab.experiments import hookes_law
+    from actloop.suites.lab.experiments import black_box_resistor, hookes_law
 
-    return {e.spec.key: e for e in (hookes_law.EXPERIMENT,)}
+    return {e.spec.key: e for e in (hookes_law.EXPERIMENT, black_box_resistor.EXPERIMENT)}
 
 
 def experiment(key: str) -> Experiment:
