@@ -28,9 +28,11 @@ class Experiment:
 
 
 def _registry() -> dict[str, Experiment]:
-    from actloop.suites.lab.experiments import black_box_resistor, hookes_law
+    from actloop.suites.lab.experiments import black_box_resistor, hookes_law, thermistor_b
 
-    return {e.spec.key: e for e in (hookes_law.EXPERIMENT, black_box_resistor.EXPERIMENT)}
+    return {
+        e.spec.key: e for e in (hookes_law.EXPERIMENT, black_box_resistor.EXPERIMENT, thermistor_b.EXPERIMENT)
+    }
 
 
 def experiment(key: str) -> Experiment:

@@ -1,0 +1,277 @@
+"""The thermal bench (thermistor B): a heated aluminium block with a well, a thermistor probe in a holder
+beside it, a heater controller with a rocker power switch and setpoint keys, and a meter panel showing the
+block's temperature and the probe's resistance.
+
+The heat model (:mod:`..physics.heat`) is a lumped network stepped every :data:`THERMAL_STEPS` physics
+steps: the block exchanges heat with the room and is heated by the controller (proportional to the
+setpoint's excess over the block, up to its maximum power, while the switch is on); the thermistor bead
+exchanges heat with the block while the probe's stem is in the well, with the room otherwise, and is heated
+by the ohmmeter's test current. The switch is a bistable rocker (a hinge held at either end of its travel:
+front half down is on); each key is a sprung slide joint that counts one press each time it is pushed
+past its threshold.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import mujoco
+import numpy as np
+
+from actloop.sim.scene import TABLE_TOP_Z, WORLD_GEOM
+from actloop.suites.lab.instruments import DigitalDisplay, InstrumentSpec, Shown
+from actloop.suites.lab.physics.heat import ROOM, ThermalNetwork
+from actloop.suites.lab.platforms.base import Platform, ReadingSite
+from actloop.suites.lab.platforms.display import DisplayFace, blank_textures, faces_assets, faces_textures
+
+KELVIN = 273.15
+THERMAL_STEPS = 24
+"""Physics steps per step of the heat model (0.1 s)."""
+BLOCK = (0.15, 0.06)
+BLOCK_HALF = (0.04, 0.04, 0.03)
+HOLDER = (0.15, -0.07)
+HOLDER_HALF = (0.02, 0.02, 0.025)
+WELL_HALF = 0.005
+"""Half the width of the square wells of the block and the holder."""
+WELL_DEPTH = 0.04
+STEM_RADIUS = 0.003
+STEM_LENGTH = 0.045
+HANDLE_RADIUS = 0.008
+HANDLE_LENGTH = 0.05
+PROBE_MASS = 0.04
+CONTROLLER = (0.36, 0.04)
+CONTROLLER_HALF = (0.06, 0.05, 0.03)
+SWITCH_X = CONTROLLER[0] - 0.03
+KEYS_X = (CONTROLLER[0] + 0.012, CONTROLLER[0] + 0.042)
+"""The down key and the up key, on the controller's top."""
+PANEL = (-0.08, 0.04)
+PANEL_HALF = (0.07, 0.02, 0.06)
+ROCKER_THROW_RAD = 0.2
+ROCKER_STIFFNESS = 0.3
+"""N·m/rad towards the end of travel the rocker is nearer to."""
+KEY_TRAVEL = 0.004
+KEY_PRESSED = 0.0028
+KEY_RELEASED = 0.0012
+SETPOINT_STEP = 5.0
+SETPOINT_RANGE = (25.0, 80.0)
+BLOCK_CAPACITY = 100.0
+"""J/K: an aluminium block of about 110 g."""
+BLOCK_LOSS = 0.4
+"""W/K to the room."""
+HEATER_MAX_W = 60.0
+GAIN_W_PER_K = 25.0
+BEAD_CAPACITY = 0.04
+WELL_CONDUCTANCE = 0.005
+AIR_CONDUCTANCE = 0.0015
+TEST_CURRENT = 50e-6
+"""A: the ohmmeter's test current through the thermistor."""
+IN_WELL_M = 0.004
+"""The stem's tip is in a well when it is within this of the well's axis and below half its depth."""
+
+THERMOMETER = InstrumentSpec(
+    "thermometer",
+    "degC",
+    DigitalDisplay(digits=4, decimals=2, min_digit_px=12.0),
+    refresh_hz=2.0,
+    time_constant_s=3.0,
+    noise_sd=0.003,
+)
+OHMMETER = InstrumentSpec(
+    "ohmmeter",
+    "kohm",
+    DigitalDisplay(digits=5, decimals=3, min_digit_px=12.0),
+    refresh_hz=2.0,
+    time_constant_s=0.5,
+    noise_sd=0.0002,
+)
+SETPOINT = InstrumentSpec("setpoint", "degC", DigitalDisplay(digits=2, decimals=0, min_digit_px=10.0), 10.0)
+FACES = (
+    DisplayFace.of("thermometer_lcd", THERMOMETER, 0.066, 0.022),
+    DisplayFace.of("ohmmeter_lcd", OHMMETER, 0.08, 0.022),
+    DisplayFace.of("setpoint_lcd", SETPOINT, 0.03, 0.02),
+)
+FACE_CENTRES = {
+    "thermometer_lcd": (PANEL[0] - 0.02, PANEL[1] - PANEL_HALF[1] - 0.001, TABLE_TOP_Z + 0.085),
+    "ohmmeter_lcd": (PANEL[0] - 0.013, PANEL[1] - PANEL_HALF[1] - 0.001, TABLE_TOP_Z + 0.05),
+    "setpoint_lcd": (CONTROLLER[0], CONTROLLER[1] - CONTROLLER_HALF[1] - 0.001, TABLE_TOP_Z + 0.03),
+}
+"""Window centres of the faces (world), each facing −y (towards the robot)."""
+
+
+def well_xml(name: str, centre: tuple[float, float], half: tuple[float, float, float], rgba: str) -> str:
+    """A box with a square well down its middle: four walls around the well and a floor under it."""
+    hx, hy, hz = half
+    w, floor = WELL_HALF, (2 * hz - WELL_DEPTH) / 2
+    side = (hx - w) / 2
+    walls = [
+        ("left", f"{side} {hy} {hz}", f"{-(w + side)} 0 {hz}"),
+        ("right", f"{side} {hy} {hz}", f"{w + side} 0 {hz}"),
+        ("back", f"{w} {(hy - w) / 2} {hz}", f"0 {w + (hy - w) / 2} {hz}"),
+        ("front", f"{w} {(hy - w) / 2} {hz}", f"0 {-(w + (hy - w) / 2)} {hz}"),
+        ("floor", f"{w} {w} {floor}", f"0 0 {floor}"),
+    ]
+    geoms = "\n".join(
+        f'  <geom name="{name}_{part}" type="box" size="{size}" pos="{pos}" rgba="{rgba}" {WORLD_GEOM}/>'
+        for part, size, pos in walls
+    )
+    return f'<body name="{name}" pos="{centre[0]} {centre[1]} {TABLE_TOP_Z}">\n{geoms}\n</body>'
+
+
+class ThermalBench(Platform):
+    """The apparatus of one thermistor instance (see the module docstring)."""
+
+    def __init__(self, b_constant: float, r25: float, room_c: float) -> None:
+        self.b_constant = b_constant
+        self.r25 = r25
+        self.room_c = room_c
+        self.network = ThermalNetwork(THERMAL_STEPS / 240.0, room_c + KELVIN)
+        self.network.add_body("block", BLOCK_CAPACITY, room_c + KELVIN)
+        self.network.set_link("block", ROOM, BLOCK_LOSS)
+        self.network.add_heater("heater", "block", 0.0)
+        self.network.add_thermistor(
+            "bead", "block", r25=r25, b_constant=b_constant, heat_capacity=BEAD_CAPACITY, conductance=0.0
+        )
+        self.network.set_link("bead", "block", 0.0)
+        self.network.set_link("bead", ROOM, AIR_CONDUCTANCE)
+        self.network.set_test_current("bead", TEST_CURRENT)
+        self.setpoint = SETPOINT_RANGE[0]
+        self.in_well = False
+        self.presses = 0
+        self._steps = 0
+        self._ids: dict[str, int] = {}
+        self._key_down = [False, False]
+
+    # --- MJCF ---
+    def bodies_xml(self) -> str:
+        z = TABLE_TOP_Z
+        probe_z = z + 2 * HOLDER_HALF[2] - WELL_DEPTH + 0.0005
+        faces = "\n".join(face.geom_xml(" ".join(map(str, FACE_CENTRES[face.texture]))) for face in FACES)
+        px, py = PANEL
+        cx, cy = CONTROLLER
+        top = z + 2 * CONTROLLER_HALF[2]
+        keys = "\n".join(
+            f"""<body name="key_{i}" pos="{x} {cy} {top}">
+  <joint name="key_{i}" type="slide" axis="0 0 1" range="{-KEY_TRAVEL} 0" stiffness="100" damping="1.5"/>
+  <geom name="key_{i}_cap" type="box" size="0.009 0.009 0.005" pos="0 0 0.004" rgba="{rgba}" mass="0.02"
+        {WORLD_GEOM}/>
+</body>"""
+            for i, (x, rgba) in enumerate(zip(KEYS_X, ("0.2 0.3 0.7 1", "0.75 0.25 0.2 1"), strict=True))
+        )
+        return f"""
+{well_xml("block", BLOCK, BLOCK_HALF, "0.75 0.76 0.78 1")}
+{well_xml("holder", HOLDER, HOLDER_HALF, "0.3 0.3 0.33 1")}
+<body name="probe" pos="{HOLDER[0]} {HOLDER[1]} {probe_z:.5f}">
+  <freejoint name="probe_free"/>
+  <geom name="probe_stem" type="cylinder" size="{STEM_RADIUS} {STEM_LENGTH / 2}" pos="0 0 {STEM_LENGTH / 2}"
+        rgba="0.8 0.8 0.82 1" mass="{PROBE_MASS / 4}" friction="1 0.005 0.0001" {WORLD_GEOM}/>
+  <geom name="probe_handle" type="cylinder" size="{HANDLE_RADIUS} {HANDLE_LENGTH / 2}"
+        pos="0 0 {STEM_LENGTH + HANDLE_LENGTH / 2}" rgba="0.15 0.2 0.5 1" mass="{3 * PROBE_MASS / 4}"
+        friction="1.2 0.005 0.0001" {WORLD_GEOM}/>
+</body>
+<body name="panel" pos="{px} {py} {z}">
+  <geom name="panel_case" type="box" size="{PANEL_HALF[0]} {PANEL_HALF[1]} {PANEL_HALF[2]}"
+        pos="0 0 {PANEL_HALF[2]}" rgba="0.85 0.84 0.8 1" {WORLD_GEOM}/>
+</body>
+<body name="controller" pos="{cx} {cy} {z}">
+  <geom name="controller_case" type="box" size="{" ".join(map(str, CONTROLLER_HALF))}"
+        pos="0 0 {CONTROLLER_HALF[2]}" rgba="0.3 0.32 0.36 1" {WORLD_GEOM}/>
+</body>
+<body name="rocker" pos="{SWITCH_X} {cy} {top + 0.006}">
+  <joint name="rocker" type="hinge" axis="1 0 0" range="{-ROCKER_THROW_RAD} {ROCKER_THROW_RAD}"
+         damping="0.002"/>
+  <geom name="rocker_cap" type="box" size="0.01 0.016 0.004" rgba="0.1 0.1 0.1 1" mass="0.005" {WORLD_GEOM}/>
+  <geom name="rocker_mark" type="box" size="0.006 0.003 0.0005" pos="0 -0.01 0.004" rgba="0.9 0.1 0.1 1"
+        contype="0" conaffinity="0" mass="0"/>
+</body>
+<body name="faces">
+{faces}
+</body>
+{keys}"""
+
+    def assets_xml(self) -> str:
+        return faces_assets(FACES)
+
+    def textures(self) -> dict[str, np.ndarray]:
+        return blank_textures(FACES)
+
+    def redraw(self, shown: Callable[[str], Shown | None]) -> dict[str, np.ndarray]:
+        return faces_textures(FACES, shown)
+
+    # --- state ---
+    def attach(self, model: mujoco.MjModel, data: mujoco.MjData) -> None:
+        rocker = model.joint("rocker")
+        self._ids = {
+            "rocker_q": int(rocker.qposadr[0]),
+            "rocker_v": int(rocker.dofadr[0]),
+            "key_0": int(model.joint("key_0").qposadr[0]),
+            "key_1": int(model.joint("key_1").qposadr[0]),
+            "probe": model.body("probe").id,
+        }
+        data.qpos[self._ids["rocker_q"]] = -ROCKER_THROW_RAD  # off: the back half down
+
+    def heater_on(self, data: mujoco.MjData) -> bool:
+        """The rocker's front half is down."""
+        return float(data.qpos[self._ids["rocker_q"]]) > 0.0
+
+    def probe_tip(self, data: mujoco.MjData) -> np.ndarray:
+        """World position of the stem's tip (the probe body's origin)."""
+        return np.array(data.xpos[self._ids["probe"]])
+
+    def tip_in(self, data: mujoco.MjData, centre: tuple[float, float], top_z: float) -> bool:
+        """The stem's tip is inside the well at ``centre`` whose box top is at ``top_z``."""
+        x, y, z = self.probe_tip(data)
+        near = math.hypot(float(x) - centre[0], float(y) - centre[1]) <= IN_WELL_M
+        return near and float(z) <= top_z - WELL_DEPTH / 2
+
+    def probe_in_well(self, data: mujoco.MjData) -> bool:
+        return self.tip_in(data, BLOCK, TABLE_TOP_Z + 2 * BLOCK_HALF[2])
+
+    def probe_in_holder(self, data: mujoco.MjData) -> bool:
+        return self.tip_in(data, HOLDER, TABLE_TOP_Z + 2 * HOLDER_HALF[2])
+
+    def after_step(self, model: mujoco.MjModel, data: mujoco.MjData) -> None:
+        q = float(data.qpos[self._ids["rocker_q"]])
+        end = ROCKER_THROW_RAD if q > 0 else -ROCKER_THROW_RAD
+        data.qfrc_applied[self._ids["rocker_v"]] = -ROCKER_STIFFNESS * (q - end)
+        for i in range(2):
+            depth = -float(data.qpos[self._ids[f"key_{i}"]])
+            if not self._key_down[i] and depth >= KEY_PRESSED:
+                self._key_down[i] = True
+                self.presses += 1
+                change = SETPOINT_STEP if i == 1 else -SETPOINT_STEP
+                self.setpoint = min(SETPOINT_RANGE[1], max(SETPOINT_RANGE[0], self.setpoint + change))
+            elif self._key_down[i] and depth <= KEY_RELEASED:
+                self._key_down[i] = False
+        self._steps += 1
+        if self._steps % THERMAL_STEPS == 0:
+            self._advance(data)
+
+    def _advance(self, data: mujoco.MjData) -> None:
+        """One step of the heat model under the present switch, setpoint and probe position."""
+        in_well = self.probe_in_well(data)
+        if in_well != self.in_well:
+            self.in_well = in_well
+            self.network.set_link("bead", "block", WELL_CONDUCTANCE if in_well else 0.0)
+            self.network.set_link("bead", ROOM, 0.0 if in_well else AIR_CONDUCTANCE)
+        block_c = self.network.temperature("block") - KELVIN
+        power = min(HEATER_MAX_W, max(0.0, GAIN_W_PER_K * (self.setpoint - block_c)))
+        self.network.set_heater("heater", on=self.heater_on(data), watts=power)
+        self.network.step(1)
+
+    # --- instruments ---
+    def instruments(self) -> list[InstrumentSpec]:
+        return [THERMOMETER, OHMMETER, SETPOINT]
+
+    def true_values(self, data: mujoco.MjData) -> dict[str, float]:
+        return {
+            "thermometer": self.network.temperature("block") - KELVIN,
+            "ohmmeter": self.network.resistance("bead") / 1000.0,
+            "setpoint": self.setpoint,
+        }
+
+    def reading_sites(self, data: mujoco.MjData) -> dict[str, ReadingSite]:
+        up = np.array([0.0, 0.0, 1.0])
+        return {
+            face.instrument: face.reading_site(np.array(FACE_CENTRES[face.texture]), up) for face in FACES
+        }

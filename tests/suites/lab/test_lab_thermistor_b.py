@@ -1,0 +1,218 @@
+"""Scoring the thermistor's B and R25 on the thermal bench: gates, milestones, the restored bench, the
+switch and keys, and the displays.
+
+Test scaffolding stands in for the agent's hands and eyes: the probe is moved by setting its position, the
+switch by setting its angle, the setpoint by setting it, and close-up images of the meters are logged as
+served with the readability a close wrist camera has (the readability geometry is tested on a projection).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+import pytest
+
+from actloop.sim.camera import look_at
+from actloop.sim.scene import TABLE_TOP_Z
+from actloop.suites.lab.env import LabEnv
+from actloop.suites.lab.experiments.thermistor_b import ThermistorEvaluator
+from actloop.suites.lab.instruments import Visibility
+from actloop.suites.lab.platforms.thermal_bench import (
+    BLOCK,
+    BLOCK_HALF,
+    FACE_CENTRES,
+    FACES,
+    HOLDER,
+    HOLDER_HALF,
+    KEY_TRAVEL,
+    ROCKER_THROW_RAD,
+    WELL_DEPTH,
+    ThermalBench,
+)
+from actloop.suites.lab.readability import visibility
+from actloop.suites.lab.reference.display import Camera, project, read_display, window_corners
+from actloop.suites.lab.reference.thermistor_b import fit_b_r25
+
+METERS = ("thermometer", "ohmmeter")
+
+
+@pytest.fixture
+def env() -> Iterator[LabEnv]:
+    bench = LabEnv("thermistor_b", 3, render=False)
+    yield bench
+    bench.close()
+
+
+def bench(env: LabEnv) -> ThermalBench:
+    assert isinstance(env.platform, ThermalBench)
+    return env.platform
+
+
+def watcher(env: LabEnv) -> ThermistorEvaluator:
+    assert isinstance(env.evaluator, ThermistorEvaluator)
+    return env.evaluator
+
+
+def put_probe(env: LabEnv, centre: tuple[float, float], box_half_z: float) -> None:
+    """Stand the probe upright with its stem in the well at ``centre`` (scaffolding: no hands)."""
+    model, data = env._model, env._world.data
+    joint = model.joint("probe_free")
+    z = TABLE_TOP_Z + 2 * box_half_z - WELL_DEPTH + 0.0005
+    data.qpos[joint.qposadr[0] : joint.qposadr[0] + 7] = [*centre, z, 1.0, 0.0, 0.0, 0.0]
+    data.qvel[joint.dofadr[0] : joint.dofadr[0] + 6] = 0.0
+
+
+def switch(env: LabEnv, on: bool) -> None:
+    env._world.data.qpos[env._model.joint("rocker").qposadr[0]] = ROCKER_THROW_RAD * (1 if on else -1)
+
+
+def close_up(env: LabEnv) -> str:
+    """Serve a close-up of the meters (scaffolding: what a wrist camera near the panel makes readable)."""
+    env._served += 1
+    observation_id = f"{env.episode_token}-{env._served}"
+    views = [Visibility(name, "wrist", True, True, 20.0) for name in METERS]
+    env.instrument_log.serve_observation(observation_id, env.clock.time_s, views)
+    return observation_id
+
+
+def cite(env: LabEnv, observation_id: str) -> list[dict[str, object]]:
+    shown = env.instrument_log.observations[observation_id].shown
+    return [{"observation_id": observation_id, "instrument": name, "value": shown[name]} for name in METERS]
+
+
+def measure(env: LabEnv, setpoints: tuple[float, ...] = (30.0, 45.0, 60.0)) -> list[dict[str, object]]:
+    """Readings at each setpoint once the block and probe have settled, the probe in the well."""
+    put_probe(env, BLOCK, BLOCK_HALF[2])
+    switch(env, True)
+    citations: list[dict[str, object]] = []
+    for setpoint in setpoints:
+        bench(env).setpoint = setpoint
+        env.wait(100.0)
+        citations += cite(env, close_up(env))
+    return citations
+
+
+def fit(citations: list[dict[str, object]]) -> dict[str, float]:
+    pairs = zip(citations[::2], citations[1::2], strict=True)
+    b, r25 = fit_b_r25([(float(t["value"]), 1000 * float(r["value"])) for t, r in pairs])  # type: ignore[arg-type]
+    return {"B": b, "R25": r25}
+
+
+def restore(env: LabEnv) -> None:
+    switch(env, False)
+    put_probe(env, HOLDER, HOLDER_HALF[2])
+    env.wait(1.0)
+
+
+def test_a_careful_run_succeeds_with_every_milestone(env: LabEnv) -> None:
+    citations = measure(env)
+    watcher(env).acted = True  # scaffolding: the robot would have carried the probe
+    restore(env)
+    result = fit(citations)
+    env.submit(result, citations)
+    score, verdicts = env.score()
+    assert all(v.valid for v in verdicts)
+    assert score.success and score.process_score == 100, (score.gates, score.milestones)
+    assert score.e <= 0.5, score.errors
+
+
+def test_an_unrestored_bench_fails_only_l6(env: LabEnv) -> None:
+    citations = measure(env)
+    watcher(env).acted = True
+    env.submit(fit(citations), citations)  # the heater is on and the probe in the block
+    score, _ = env.score()
+    assert not score.success and score.level == 5 and score.process_score == 70
+    assert "the heater is on" in score.gates["restored"].evidence
+    assert "not in its holder" in score.gates["restored"].evidence
+
+
+def test_a_fabricated_reading_fails_the_evidence_gate(env: LabEnv) -> None:
+    citations = measure(env)
+    citations[3] = {**citations[3], "value": float(citations[3]["value"]) * 1.01}  # type: ignore[arg-type]
+    restore(env)
+    env.submit(env.evaluator.targets(), citations)
+    score, _ = env.score()
+    assert not score.gates["evidence"].passed and not score.success
+    assert "5 of 6 citations match" in score.gates["evidence"].evidence
+
+
+def test_a_reading_with_the_probe_out_of_the_well_fails_the_condition_gate(env: LabEnv) -> None:
+    citations = measure(env)
+    put_probe(env, HOLDER, HOLDER_HALF[2])
+    env.wait(2.0)
+    citations += cite(env, close_up(env))
+    restore(env)
+    env.submit(env.evaluator.targets(), citations)
+    score, verdicts = env.score()
+    assert not score.gates["conditions"].passed and "did not hold" in verdicts[-1].reason
+
+
+@pytest.mark.parametrize(("factor", "succeeds"), [(1.00299, True), (1.00302, False)])
+def test_the_tolerance_is_three_tenths_of_a_percent(env: LabEnv, factor: float, succeeds: bool) -> None:
+    citations = measure(env)
+    watcher(env).acted = True
+    restore(env)
+    targets = env.evaluator.targets()
+    env.submit({"B": targets["B"] * factor, "R25": targets["R25"]}, citations)
+    score, _ = env.score()
+    assert score.errors["B"] == pytest.approx(abs(factor - 1) / 0.003, rel=1e-6)
+    assert score.gates["evidence"].passed and (score.e <= 1) is succeeds
+
+
+def test_the_switch_is_bistable_and_each_key_press_steps_the_setpoint(env: LabEnv) -> None:
+    data, model = env._world.data, env._model
+    rocker = model.joint("rocker").qposadr[0]
+    data.qpos[rocker] = 0.03  # pushed just past the middle: it snaps on
+    env.wait(0.5)
+    assert data.qpos[rocker] == pytest.approx(ROCKER_THROW_RAD, abs=0.01) and bench(env).heater_on(data)
+    data.qpos[rocker] = -0.03
+    env.wait(0.5)
+    assert not bench(env).heater_on(data)
+    up = model.joint("key_1").qposadr[0]
+    for _ in range(3):
+        data.qpos[up] = -0.9 * KEY_TRAVEL
+        env.wait(0.3)  # the spring returns the key
+    assert bench(env).setpoint == 40.0 and env.panel.shown("setpoint") == 40.0
+    data.qpos[up] = -0.5 * KEY_TRAVEL  # not past the threshold
+    env.wait(0.3)
+    assert bench(env).setpoint == 40.0
+
+
+def test_a_close_camera_reads_the_meters_and_a_far_one_does_not(env: LabEnv) -> None:
+    sites = env.platform.reading_sites(env._world.data)
+    fy = 514.6
+    for distance, readable in ((0.12, True), (1.2, False)):
+        for name in METERS:
+            pose = look_at(sites[name].point + np.array([0.0, -distance, 0.0]), sites[name].point)
+            (seen,) = visibility(
+                env._model, env._world.data, "test", (np.array(pose.position), pose.rotation()), fy,
+                {name: sites[name]},
+            )  # fmt: skip
+            min_px = env.platform.instruments()[METERS.index(name)].display.min_digit_px  # type: ignore[union-attr]
+            assert seen.in_view and seen.unoccluded and (seen.pixel_size >= min_px) is readable
+
+
+def test_the_faces_show_what_the_instrument_log_says() -> None:
+    env = LabEnv("thermistor_b", 4)
+    try:
+        put_probe(env, BLOCK, BLOCK_HALF[2])
+        switch(env, True)
+        bench(env).setpoint = 50.0
+        env.wait(20.0)
+        env.observe()  # the faces are redrawn before frames
+        calibration = env.calibration()
+        renderer = env._renderer
+        assert renderer is not None
+        for face in FACES:
+            centre = np.array(FACE_CENTRES[face.texture]) - np.array([0.0, 0.001, 0.0])
+            pose = look_at(centre + np.array([0.0, -0.12, 0.02]), centre)
+            image = renderer.render_from(env._world.data, np.array(pose.position), pose.rotation())
+            k = calibration["wrist"]["intrinsics"]
+            camera = Camera(np.array(pose.position), pose.rotation(), k["fx"], k["fy"], k["cx"], k["cy"])
+            world = window_corners(centre, [1.0, 0.0, 0.0], [0.0, 0.0, 1.0], face.width_m, face.height_m)
+            text = read_display(image, project(world, camera), face.digits)
+            spec = next(s for s in env.platform.instruments() if s.name == face.instrument)
+            assert text == spec.text(env.instrument_log.shown_at(face.instrument, env.clock.time_s))
+    finally:
+        env.close()
