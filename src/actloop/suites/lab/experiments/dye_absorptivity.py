@@ -73,7 +73,7 @@ SPEC = specify(
             choice(1.0e-4, 1.25e-4, 1.6e-4),
             public=True,
         ),
-    ),  # fmt: skip
+    ),
     parts=(
         Part(
             "spectrophotometer",
@@ -181,7 +181,7 @@ class DyeAbsorptivityEvaluator(Evaluator):
             self.holder.append((time_s, seated))
             self.record.append("holder", {"time_s": time_s, "cuvette": seated})
         self.tracker.update(time_s, {SEATED: seated is not None})
-        if seated and self.bench.blanks:  # a dye cuvette (not the blank, 0) after a blank
+        if _holds_dye(seated) and self.bench.blanks:
             self._since = time_s if self._since is None else self._since
             self.blanked_hold |= time_s - self._since >= L2_HOLD_S
         else:
@@ -194,7 +194,7 @@ class DyeAbsorptivityEvaluator(Evaluator):
     def milestones(self, valid: Sequence[Verdict], log: InstrumentLog, conditions: Conditions) -> list[Check]:
         first = next(
             (o for o in log.observations.values()
-             if self.seated_at(o.time_s) and any(v.readable for v in o.views_of(ABSORBANCE.name))),
+             if _holds_dye(self.seated_at(o.time_s)) and any(v.readable for v in o.views_of("absorbance"))),
             None,
         )  # fmt: skip
         readings = [
@@ -204,7 +204,7 @@ class DyeAbsorptivityEvaluator(Evaluator):
             and isinstance(v.citation, ReadingCitation)
             and v.citation.instrument == ABSORBANCE.name
         ]
-        dyed = [(c, nm) for c, nm in readings if c]
+        dyed = [(c, nm) for c, nm in readings if _holds_dye(c)]
         by_wavelength: dict[Any, set[int]] = {}
         by_cuvette: dict[int, set[Any]] = {}
         for c, nm in dyed:
@@ -233,8 +233,8 @@ class DyeAbsorptivityEvaluator(Evaluator):
             Check(
                 "L4",
                 concentrations >= MIN_CONCENTRATIONS and wavelengths >= MIN_WAVELENGTHS,
-                f"valid absorbance readings of up to {concentrations} dye cuvettes at one wavelength and of one "
-                f"dye cuvette at up to {wavelengths} wavelengths (needed {MIN_CONCENTRATIONS} and "
+                f"valid absorbance readings of up to {concentrations} dye cuvettes at one wavelength and "
+                f"of one dye cuvette at up to {wavelengths} wavelengths (needed {MIN_CONCENTRATIONS} and "
                 f"{MIN_WAVELENGTHS})",
             ),
         ]
@@ -257,6 +257,11 @@ class DyeAbsorptivityEvaluator(Evaluator):
 
     def targets(self) -> dict[str, float]:
         return {"lambda_max": self.dye.lambda_max, "epsilon": self.dye.epsilon_max}
+
+
+def _holds_dye(cuvette: int | None) -> bool:
+    """Whether ``cuvette`` (an index, or None for an empty holder) holds the dye: any but the blank, 0."""
+    return cuvette is not None and cuvette > 0
 
 
 EXPERIMENT = Experiment(SPEC, bench, DyeAbsorptivityEvaluator)

@@ -50,6 +50,9 @@ KEY_REST_M = 0.008
 """A key cap's bottom stands this far above the deck at rest; it travels :data:`KEY_TRAVEL_M` down."""
 KEY_TRAVEL_M = 0.005
 KEY_PRESSED_M = 0.003
+KEY_RELEASED_M = 0.0015
+"""A key switches on when pushed past KEY_PRESSED_M and off only when back above KEY_RELEASED_M (no
+chatter from a bouncing fingertip)."""
 KEY_STIFFNESS = 60.0
 KEY_PRELOAD_M = 0.004
 REPEAT_DELAY_S = 0.5
@@ -129,6 +132,8 @@ class SpectrophotometerBench(Platform):
         self.meter.set_wavelength(START_WAVELENGTH_NM)
         self._key_joints: dict[str, int] = {}
         self._cuvette_bodies: list[int] = []
+        self.down = {name: False for name, _ in KEYS}
+        """Which keys are switched on."""
         self._held: dict[str, tuple[float, int]] = {}
         """Keys held down: (when the press began, wavelength steps it has made)."""
         self.in_holder: int | None = None
@@ -193,11 +198,11 @@ class SpectrophotometerBench(Platform):
         return f"""
 <body name="key_{name}" pos="{x} {KEY_Y} {z}">
   <joint name="key_{name}" type="slide" axis="0 0 1" range="{-KEY_TRAVEL_M} 0" stiffness="{KEY_STIFFNESS}"
-         springref="{KEY_PRELOAD_M}" damping="0.5"/>
+         springref="{KEY_PRELOAD_M}" damping="1.0"/>
   <geom name="key_{name}" type="cylinder" size="{KEY_RADIUS} 0.003" mass="0.004" rgba="{label[name]}"
         {WORLD_GEOM}/>
-  <geom name="key_{name}_stem" type="cylinder" size="0.004 {KEY_REST_M / 2}" pos="0 0 {-0.003 - KEY_REST_M / 2}"
-        rgba="0.3 0.3 0.3 1" contype="0" conaffinity="0" mass="0"/>
+  <geom name="key_{name}_stem" type="cylinder" size="0.004 {KEY_REST_M / 2}"
+        pos="0 0 {-0.003 - KEY_REST_M / 2}" rgba="0.3 0.3 0.3 1" contype="0" conaffinity="0" mass="0"/>
 </body>"""
 
     def _rack_xml(self) -> str:
@@ -238,14 +243,14 @@ class SpectrophotometerBench(Platform):
     # --- state ---
     def attach(self, model: mujoco.MjModel, data: mujoco.MjData) -> None:
         self._key_joints = {name: int(model.jnt_qposadr[model.joint(f"key_{name}").id]) for name, _ in KEYS}
-        for name in self._key_joints:
-            data.qpos[self._key_joints[name]] = 0.0
         self._cuvette_bodies = [model.body(c.name).id for c in self.cuvettes]
         self.in_holder = self.seated(data)
 
-    def pressed(self, data: mujoco.MjData, key: str) -> bool:
-        """Whether ``key`` is pushed past its switching point."""
-        return float(data.qpos[self._key_joints[key]]) < -KEY_PRESSED_M
+    def _switch_keys(self, data: mujoco.MjData) -> None:
+        """Update which keys are down, with the switches' hysteresis."""
+        for key, address in self._key_joints.items():
+            travel = -float(data.qpos[address])
+            self.down[key] = travel > (KEY_RELEASED_M if self.down[key] else KEY_PRESSED_M)
 
     def seated(self, data: mujoco.MjData) -> int | None:
         """The cuvette standing upright on the holder's floor, if any."""
@@ -270,8 +275,9 @@ class SpectrophotometerBench(Platform):
     def after_step(self, model: mujoco.MjModel, data: mujoco.MjData) -> None:
         time_s = float(data.time)
         self.in_holder = self.seated(data)
+        self._switch_keys(data)
         for key, step in (("lambda_down", -1.0), ("lambda_up", 1.0)):
-            if not self.pressed(data, key):
+            if not self.down[key]:
                 self._held.pop(key, None)
                 continue
             since, done = self._held.get(key, (time_s, 0))
@@ -279,7 +285,7 @@ class SpectrophotometerBench(Platform):
             for _ in range(due - done):
                 self.meter.set_wavelength(self.meter.wavelength + step * self.meter.wavelength_step)
             self._held[key] = (since, due)
-        if not self.pressed(data, "blank"):
+        if not self.down["blank"]:
             self._held.pop("blank", None)
         elif "blank" not in self._held:
             self._held["blank"] = (time_s, 1)
