@@ -10,7 +10,6 @@ directly, and close-ups of the meters are logged as served with the readability 
 from __future__ import annotations
 
 import io
-import json
 from collections.abc import Iterator
 
 import numpy as np
@@ -32,15 +31,13 @@ from actloop.suites.lab.instruments import Visibility
 from actloop.suites.lab.platforms.circuit_board import (
     BOX_HALF,
     ROCKER_RANGE_RAD,
+    SEAT_Z,
     CircuitBoard,
-    socket_floor_z,
 )
 from actloop.suites.lab.readability import visibility
 from actloop.suites.lab.reference.black_box_resistor import HAND, LCD_SIZE, LCD_Z, LCDS, VIEW_HEIGHT
 from actloop.suites.lab.reference.black_box_resistor import fit_resistance as reference_fit
 from actloop.suites.lab.reference.display import Camera, project, read_display, window_corners
-from actloop.suites.lab.server import serving
-from actloop.suites.lab.workspace_files import load_client
 
 SEED = 4
 
@@ -70,7 +67,7 @@ def put_box(env: LabEnv, x: float, y: float, z: float, tilt: float = 0.0) -> Non
 
 
 def seat(env: LabEnv, dx: float = 0.0) -> None:
-    put_box(env, SOCKET.centre[0] + dx, SOCKET.centre[1], socket_floor_z() + BOX_HALF[2] + 0.0003)
+    put_box(env, SOCKET.centre[0] + dx, SOCKET.centre[1], SEAT_Z + BOX_HALF[2] + 0.0003)
     env.wait(0.3)
 
 
@@ -240,14 +237,14 @@ def test_the_box_is_seated_only_level_and_down_in_the_socket(
     env: LabEnv, dx: float, dz: float, tilt: float, seated: bool
 ) -> None:
     x, y = SOCKET.centre
-    put_box(env, x + dx, y, socket_floor_z() + BOX_HALF[2] + dz, tilt)
+    put_box(env, x + dx, y, SEAT_Z + BOX_HALF[2] + dz, tilt)
     env._step(1)  # one step: the pose as set, before it falls or settles
     assert (board(env).seated[SOCKET.name] == BOX.name) is seated
 
 
 def test_the_box_beyond_the_seat_tolerance_is_out_of_circuit(env: LabEnv) -> None:
     x, y = SOCKET.centre
-    put_box(env, x + 0.0045, y, socket_floor_z() + BOX_HALF[2])
+    put_box(env, x + 0.0045, y, SEAT_Z + BOX_HALF[2])
     env._step(1)
     assert board(env).seated[SOCKET.name] is None
 
@@ -352,29 +349,6 @@ def test_the_displays_show_what_the_instrument_log_says() -> None:
         env.close()
 
 
-def test_the_card_names_the_parts_publishes_the_voltmeter_and_hides_every_hidden_value() -> None:
-    instance = draw(SPEC, SEED)
-    card = task_card(SPEC, instance)
-    for part in SPEC.parts:
-        assert part.name in card
-    assert "10000000" in card.replace(",", "").replace(" ", "") or "1e+07" in card
-    for value in instance.hidden.values():
-        for digits in (3, 4, 5, 6, 8):
-            assert f"{value:.{digits}f}" not in card
-    for word in ("procedure", "step 1", "first,", "then ", "plot ", "slope", "regression"):
-        assert word not in card.lower()
-
-
-def test_no_hidden_value_appears_in_any_response() -> None:
-    env = LabEnv("black_box_resistor", SEED)
-    with serving(env) as server:
-        lab = load_client().Lab(server.url, server.token)
-        responses = [lab.state(), lab.calibration(), lab.wait(0.5), lab.ik([0.1, -0.1, 1.0], HAND)]
-        seen = lab.observe()
-        seen.pop("images")
-        lab.close()
-    text = json.dumps([*responses, seen])
-    for name, value in env.instance.hidden.items():
-        for digits in (4, 5, 6, 8, 10):
-            assert f"{value:.{digits}f}" not in text, name
-        assert repr(value) not in text, name
+def test_the_card_publishes_the_voltmeter_input_resistance() -> None:
+    card = task_card(SPEC, draw(SPEC, SEED))
+    assert "the voltmeter's input resistance (`voltmeter_resistance`): 1e+07 ohm" in card

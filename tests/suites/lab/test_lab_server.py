@@ -12,6 +12,7 @@ import pytest
 from PIL import Image
 
 from actloop.suites.lab.env import HOME_Q, LabEnv
+from actloop.suites.lab.experiments import experiment_keys
 from actloop.suites.lab.server import LabServer, serving
 from actloop.suites.lab.workspace_files import CLIENT_FILE, load_client
 
@@ -63,19 +64,22 @@ def test_refusals_have_their_status_and_move_nothing(served: tuple[LabEnv, LabSe
     assert unknown.value.status == 404
 
 
-def test_no_hidden_value_appears_in_any_response(served: tuple[LabEnv, LabServer, ModuleType]) -> None:
-    env, server, client = served
-    lab = client.Lab(server.url, server.token)
-    responses = [
-        lab.state(),
-        lab.calibration(),
-        lab.wait(0.5),
-        lab.ik([0.3, -0.2, 1.1], [0.5, 0.5, 0.5, -0.5]),
-    ]
-    seen = lab.observe()
-    seen.pop("images")
+@pytest.mark.parametrize("key", experiment_keys())
+def test_no_hidden_value_appears_in_any_response(key: str) -> None:
+    env = LabEnv(key, 2)
+    with serving(env) as server:
+        lab = load_client().Lab(server.url, server.token)
+        responses = [
+            lab.state(),
+            lab.calibration(),
+            lab.wait(0.5),
+            lab.ik([0.3, -0.2, 1.1], [0.5, 0.5, 0.5, -0.5]),
+        ]
+        seen = lab.observe()
+        seen.pop("images")
+        lab.close()
     text = json.dumps([*responses, seen])
     for name, value in env.instance.hidden.items():
         for digits in (4, 5, 6, 8, 10):
-            assert f"{value:.{digits}f}" not in text, name
-        assert repr(value) not in text, name
+            assert f"{value:.{digits}f}" not in text, (key, name)
+        assert repr(value) not in text, (key, name)

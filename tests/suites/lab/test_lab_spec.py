@@ -12,6 +12,7 @@ import pytest
 
 from actloop.suites.lab.card import task_card
 from actloop.suites.lab.catalog import CATALOG, PLATFORMS, entry
+from actloop.suites.lab.experiments import experiment, experiment_keys
 from actloop.suites.lab.experiments.hookes_law import SPEC as HOOKE
 from actloop.suites.lab.instance import draw, quantile
 from actloop.suites.lab.spec import choice, log_uniform, uniform
@@ -90,6 +91,22 @@ def test_cards_prescribe_no_method() -> None:
     card = task_card(HOOKE, draw(HOOKE, 1)).lower()
     for word in ("procedure", "step 1", "first,", "then ", "plot ", "slope", "regression", "hang the"):
         assert word not in card
+
+
+@pytest.mark.parametrize("key", experiment_keys())
+def test_every_registered_card_names_its_parts_hides_its_hidden_values_and_prescribes_no_method(
+    key: str,
+) -> None:
+    spec = experiment(key).spec
+    for seed in (1, 2, 3):
+        instance = draw(spec, seed)
+        card = task_card(spec, instance)
+        assert all(f"**{part.name}**" in card for part in spec.parts)
+        numbers = set(re.findall(r"\d+\.\d+", card))
+        for value in instance.hidden.values():
+            assert not any(f"{value:.{digits}g}" in numbers for digits in range(3, 9)), key  # 3+ significant
+        for word in ("procedure", "step 1", "first,", "then ", "plot ", "slope", "regression"):
+            assert word not in card.lower(), (key, word)
 
 
 def test_the_lab_suite_is_registered_and_refuses_model_runs_before_any_episode(tmp_path: Path) -> None:

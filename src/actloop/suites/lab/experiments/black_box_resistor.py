@@ -87,10 +87,7 @@ SPEC = specify(
             restore="fixed",
         ),
     ),
-    rules=(
-        "A reading counts only while the supply is on and the box is seated in the socket.",
-        "Leave the supply switched off and the box back on its pad.",
-    ),
+    rules=("A reading counts only while the supply is on and the box is seated in the socket.",),
 )
 
 VOLTMETER = InstrumentSpec(

@@ -41,6 +41,8 @@ SOCKET_WALL = (0.004, 0.010)
 SEAT_TOLERANCE_M = (SOCKET_CLEARANCE + 0.001, 0.0015)
 """A box is seated within this of its socket's centre (horizontally) and of the floor (vertically)."""
 SEAT_TILT_RAD = 0.08
+SEAT_Z = BOARD_TOP_Z
+"""Where a seated box's underside rests: on the board inside the socket's walls."""
 SUPPLY_CENTRE = (0.21, -0.04)
 SUPPLY_HALF = (0.05, 0.07, 0.02)
 SUPPLY_TOP_Z = BOARD_TOP_Z + 2 * SUPPLY_HALF[2]
@@ -118,11 +120,6 @@ class Wiring(Protocol):
 
     def true_values(self, circuit: Circuit) -> dict[str, float]:
         """The true value of every meter, by instrument name, in its unit."""
-
-
-def socket_floor_z() -> float:
-    """Where a seated box's underside rests."""
-    return BOARD_TOP_Z
 
 
 class CircuitBoard(Platform):
@@ -313,7 +310,7 @@ class CircuitBoard(Platform):
             level
             and abs(x - socket.centre[0]) <= across
             and abs(y - socket.centre[1]) <= across
-            and abs(z - BOX_HALF[2] - socket_floor_z()) <= down
+            and abs(z - BOX_HALF[2] - SEAT_Z) <= down
         )
 
     def at_home(self, data: mujoco.MjData, box: ComponentBox, tolerance_m: float) -> bool:
