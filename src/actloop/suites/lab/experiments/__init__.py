@@ -28,10 +28,16 @@ class Experiment:
 
 
 def _registry() -> dict[str, Experiment]:
-    from actloop.suites.lab.experiments import black_box_resistor, hookes_law, thermistor_b
+    from actloop.suites.lab.experiments import black_box_resistor, dye_absorptivity, hookes_law, thermistor_b
 
     return {
-        e.spec.key: e for e in (hookes_law.EXPERIMENT, black_box_resistor.EXPERIMENT, thermistor_b.EXPERIMENT)
+        e.spec.key: e
+        for e in (
+            hookes_law.EXPERIMENT,
+            black_box_resistor.EXPERIMENT,
+            thermistor_b.EXPERIMENT,
+            dye_absorptivity.EXPERIMENT,
+        )
     }
 
 

@@ -14,13 +14,14 @@ Solver = Callable[[Any, dict[str, float]], dict[str, Any]]
 
 def reference(experiment: str) -> Solver:
     """The reference experimenter of ``experiment``."""
-    from actloop.suites.lab.reference import black_box_resistor, hookes_law
+    from actloop.suites.lab.reference import black_box_resistor, dye_absorptivity, hookes_law
 
     solvers: dict[str, Solver] = {
         "hookes_law": lambda lab, public: hookes_law.solve(lab, public["weight_mass"]),
         "black_box_resistor": lambda lab, public: black_box_resistor.solve(
             lab, public["voltmeter_resistance"]
         ),
+        "dye_absorptivity": lambda lab, public: dye_absorptivity.solve(lab, public["stock_concentration"]),
     }
     if experiment not in solvers:
         raise KeyError(f"no reference experimenter for {experiment!r}")
