@@ -23,6 +23,7 @@ from actloop.agent.solver import RESULT_KEY, EpisodeSpec
 from actloop.agent.task import episodes_task
 from actloop.agent.usage import TokenCount
 from actloop.core.result import ResultRow
+from actloop.core.suite import get_suite
 from actloop.errors import ConfigError
 from actloop.records.results import write_result
 from actloop.runtime.make import Isolation
@@ -54,7 +55,7 @@ def run_episodes(
     model_args: dict[str, Any],
     out_dir: Path,
     workers: int = 1,
-    protocol: str = "active",
+    protocol: str | None = None,
     env_factory: str | None = None,
     isolation: Isolation = "process",
     *,
@@ -73,10 +74,11 @@ def run_episodes(
     ``error`` row, appended to ``results.jsonl`` as well. ``model_base_url`` overrides the provider's
     endpoint; ``harness`` sets the context limit, token prices and summaries;
     ``generate_args`` (``temperature``, ``max_tokens``, ``max_retries``, ``timeout``,
-    ``max_connections``, ...) configure the model calls.
+    ``max_connections``, ...) configure the model calls. ``protocol`` defaults to the suite's first.
     """
     check_model(model, model_args, model_base_url)
     forget_failures(model)
+    protocol = protocol or get_suite(suite).protocols[0]
     generate_args.setdefault("timeout", DEFAULT_MODEL_TIMEOUT_S)
     out_dir = Path(out_dir)
     options = harness or HarnessOptions()

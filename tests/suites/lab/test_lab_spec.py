@@ -109,15 +109,23 @@ def test_every_registered_card_names_its_parts_hides_its_hidden_values_and_presc
             assert word not in card.lower(), (key, word)
 
 
-def test_the_lab_suite_is_registered_and_refuses_model_runs_before_any_episode(tmp_path: Path) -> None:
+def test_the_lab_suite_is_registered_and_refuses_a_level_it_lacks_before_any_episode(tmp_path: Path) -> None:
     from actloop.cli import main
     from actloop.core.suite import get_suite
-    from actloop.errors import ConfigError
 
     lab = get_suite("lab")
     assert lab.task_names()[0] == "hookes_law" and lab.task_info("hookes_law").arms == 1
-    with pytest.raises(ConfigError, match="not built yet"):
-        lab.check_runnable()
-    argv = ["run", "--suite", "lab", "--tasks", "hookes_law", "--seeds", "1", "--model", "actloop/replay"]
-    assert main([*argv, "--out", str(tmp_path / "out")]) == 2
+    assert lab.protocols == ("T0",) and "lab-reference" in lab.builtin_models()
+    argv = [
+        "run",
+        "--suite",
+        "lab",
+        "--tasks",
+        "hookes_law",
+        "--seeds",
+        "1",
+        "--model",
+        "actloop/lab-reference",
+    ]
+    assert main([*argv, "--protocol", "T1", "--out", str(tmp_path / "out")]) == 2
     assert not (tmp_path / "out").exists()

@@ -126,10 +126,14 @@ class Record:
                 f"the record's final hash {self.final_hash} is not the one kept at sealing, {expected_hash}"
             )
 
+    def text(self) -> str:
+        """The record as JSON Lines."""
+        return "".join(entry.line() + "\n" for entry in self._entries)
+
     def save(self, path: Path) -> None:
         """Write the record to ``path`` as JSON Lines (replacing it whole)."""
         partial = path.with_name(path.name + ".partial")
-        partial.write_text("".join(entry.line() + "\n" for entry in self._entries), encoding="ascii")
+        partial.write_text(self.text(), encoding="ascii")
         os.replace(partial, path)
 
     @classmethod

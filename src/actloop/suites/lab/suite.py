@@ -1,6 +1,7 @@
 """The lab suite as a :class:`~actloop.core.suite.Suite`: quantitative experiments on simulated apparatus,
 operated by coding agents through a Python client. Its instances are verified by the reference
-experimenter; episodes with Inspect models are not built yet and are refused before any starts."""
+experimenter. An Inspect model plays an episode by writing programs that a code-execution tool runs in the
+sandboxed workspace (:mod:`actloop.suites.lab.model_driver`)."""
 
 from __future__ import annotations
 
@@ -9,17 +10,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from actloop.core.environment import Environment
-from actloop.core.suite import EpisodeDriver, SeedScreen, Suite, TaskInfo
-from actloop.errors import ConfigError
+from actloop.core.suite import BuiltinModel, EpisodeDriver, SeedScreen, Suite, TaskInfo
 
 if TYPE_CHECKING:
     from actloop.agent.session import ModelSession
     from actloop.records.recorder import EpisodeRecorder
-
-NOT_YET = (
-    "lab episodes with an Inspect model (a Python tool bound to the workspace) are not built yet; "
-    "the bench, its client and server, scoring and the Hooke's-law reference are"
-)
 
 
 class Lab(Suite):
@@ -27,7 +22,7 @@ class Lab(Suite):
 
     name: ClassVar[str] = "lab"
     title: ClassVar[str] = "EmbodiedLab science experiments"
-    env_factory: ClassVar[str] = "actloop.suites.lab.env:LabEnv"
+    env_factory: ClassVar[str] = "actloop.suites.lab.agent_env:LabAgentEnv"
     protocols: ClassVar[tuple[str, ...]] = ("T0",)
 
     def task_names(self) -> list[str]:
@@ -68,8 +63,10 @@ class Lab(Suite):
 
         return run_benchmarks(repeats=max(1, repeats))
 
-    def check_runnable(self) -> None:
-        raise ConfigError(NOT_YET)
+    def builtin_models(self) -> dict[str, BuiltinModel]:
+        from actloop.suites.lab.reference_model import lab_reference
+
+        return {"lab-reference": lab_reference}
 
     def episode_driver(
         self,
@@ -79,4 +76,6 @@ class Lab(Suite):
         task: str,
         summary: str | None,
     ) -> EpisodeDriver:
-        raise ConfigError(NOT_YET)
+        from actloop.suites.lab.model_driver import LabDriver
+
+        return LabDriver(env, session, recorder, task)
