@@ -50,6 +50,8 @@ SETTINGS = (2, 4, 6, 8, 10)
 IMAGES_PER_SETTING = 3
 SETTLE_S = 0.8
 READ_GAP_S = 0.3
+MAX_UNREAD = 3
+"""Images per setting that may fail to read before the reference gives up."""
 
 
 class Experimenter:
@@ -113,18 +115,29 @@ class Experimenter:
         self.to((min(xs) + max(xs)) / 2, y - WRIST_BACK_M, LCD_Z + VIEW_HEIGHT)
         self.lab.wait(SETTLE_S)
         readings = []
-        for _ in range(IMAGES_PER_SETTING):
+        for _ in range(IMAGES_PER_SETTING + MAX_UNREAD):
             seen = self.lab.observe()
-            robot = seen["robot"]
-            camera = Camera.wrist(self.calibration, robot["hand_position"], robot["hand_quaternion"])
-            image = np.asarray(Image.open(io.BytesIO(seen["images"]["wrist"])).convert("RGB"))
-            values = {}
-            for name, ((cx, cy), cells) in LCDS.items():
-                corners = window_corners((cx, cy, LCD_Z), (1, 0, 0), (0, 1, 0), *LCD_SIZE)
-                values[name] = float(read_display(image, project(corners, camera), cells))
+            try:
+                values = self._read(seen)
+            except ValueError:
+                continue  # a face read without confidence: look again
+            finally:
+                self.lab.wait(READ_GAP_S)
             readings.append((str(seen["observation_id"]), values["voltmeter"], values["ammeter"]))
-            self.lab.wait(READ_GAP_S)
-        return readings
+            if len(readings) == IMAGES_PER_SETTING:
+                return readings
+        raise RuntimeError("the meters could not be read")
+
+    def _read(self, seen: dict[str, Any]) -> dict[str, float]:
+        """Both meters' values in an observation's wrist image."""
+        robot = seen["robot"]
+        camera = Camera.wrist(self.calibration, robot["hand_position"], robot["hand_quaternion"])
+        image = np.asarray(Image.open(io.BytesIO(seen["images"]["wrist"])).convert("RGB"))
+        values = {}
+        for name, ((cx, cy), cells) in LCDS.items():
+            corners = window_corners((cx, cy, LCD_Z), (1, 0, 0), (0, 1, 0), *LCD_SIZE)
+            values[name] = float(read_display(image, project(corners, camera), cells))
+        return values
 
 
 def fit_resistance(points: list[tuple[float, float]], voltmeter_ohms: float) -> float:
