@@ -15,6 +15,8 @@ from actloop.core.suite import BuiltinModel, EpisodeDriver, SeedScreen, Suite, T
 if TYPE_CHECKING:
     from actloop.agent.session import ModelSession
     from actloop.records.recorder import EpisodeRecorder
+    from actloop.report.analysis import Analysis
+    from actloop.report.tables import Table
 
 
 class Lab(Suite):
@@ -62,6 +64,11 @@ class Lab(Suite):
         from actloop.suites.lab.bench import run_benchmarks
 
         return run_benchmarks(repeats=max(1, repeats))
+
+    def report_tables(self, analysis: Analysis) -> list[Table]:
+        from actloop.suites.lab.report import report_tables
+
+        return report_tables(analysis)
 
     def builtin_models(self) -> dict[str, BuiltinModel]:
         from actloop.suites.lab.reference_model import lab_reference
