@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import mujoco
+import numpy as np
 
 from actloop.suites.lab.catalog import specify
 from actloop.suites.lab.evaluation import Evaluator
@@ -82,10 +83,14 @@ SPEC = specify(
             restore="fixed",
         ),
         Part("holder", "a square well on the deck; a cuvette standing on its floor is in the beam", "fixed"),
-        Part(
-            "key_lambda_down", "push key: the wavelength down 1 nm per press, repeating while held", "fixed"
+        *(
+            Part(
+                f"key_lambda_{way}",
+                f"push key: the wavelength {way} 1 nm per press; held for 0.5 s it repeats every 0.05 s",
+                "fixed",
+            )
+            for way in ("down", "up")
         ),
-        Part("key_lambda_up", "push key: the wavelength up 1 nm per press, repeating while held", "fixed"),
         Part(
             "key_blank", "push key: takes the reference (absorbance zero) with what is in the holder", "fixed"
         ),
@@ -94,8 +99,10 @@ SPEC = specify(
         *(
             Part(
                 f"cuvette_{i}",
-                f"the dye stock{f' diluted {dilution(i)} times' if i > 1 else ''} "
-                f"(stock_concentration / {dilution(i)}), in rack slot {i}",
+                f"the dye stock diluted {dilution(i)} times (stock_concentration / {dilution(i)}), "
+                f"in rack slot {i}"
+                if i > 1
+                else "the dye stock (stock_concentration), in rack slot 1",
             )
             for i in range(1, DILUTIONS + 1)
         ),
@@ -157,18 +164,20 @@ class DyeAbsorptivityEvaluator(Evaluator):
 
     def _geoms(self, model: mujoco.MjModel) -> dict[str, Any]:
         if not self._ids:
-            names = [model.geom(i).name for i in range(model.ngeom)]
+            robot = np.array([model.geom(i).name.startswith("right_") for i in range(model.ngeom)])
             self._ids = {
-                "robot": {i for i, n in enumerate(names) if n.startswith("right_")},
+                "robot": robot,
                 "cuvettes": [model.geom(c.name).id for c in self.bench.cuvettes],
                 "keys": {model.geom(f"key_{name}").id for name, _ in KEYS},
             }
         return self._ids
 
     def _touched(self, model: mujoco.MjModel, data: mujoco.MjData) -> set[int]:
+        """The geoms the robot touches (a mask over the contacts: this runs every physics step)."""
         robot = self._geoms(model)["robot"]
-        pairs = zip(data.contact.geom1.tolist(), data.contact.geom2.tolist(), strict=True)
-        return {b if a in robot else a for a, b in pairs if (a in robot) != (b in robot)}
+        first, second = data.contact.geom1, data.contact.geom2
+        by_robot = robot[first] != robot[second]
+        return set(np.where(robot[first[by_robot]], second[by_robot], first[by_robot]).tolist())
 
     def step(self, time_s: float, model: mujoco.MjModel, data: mujoco.MjData) -> None:
         ids = self._geoms(model)

@@ -131,6 +131,7 @@ class SpectrophotometerBench(Platform):
         self.meter = Spectrophotometer("absorbance", seed)
         self.meter.set_wavelength(START_WAVELENGTH_NM)
         self._key_joints: dict[str, int] = {}
+        self._dt = 1.0
         self._cuvette_bodies: list[int] = []
         self.down = {name: False for name, _ in KEYS}
         """Which keys are switched on."""
@@ -138,6 +139,8 @@ class SpectrophotometerBench(Platform):
         """Keys held down: (when the press began, wavelength steps it has made)."""
         self.in_holder: int | None = None
         """The index of the cuvette seated in the holder, if any (updated every step)."""
+        self._last: tuple[tuple[int, float, int | None, int] | None, float] = (None, 0.0)
+        """The state the displayed absorbance was last computed for, and that value."""
         self.blanks: list[tuple[float, float, int | None]] = []
         """Every blank taken: (time, wavelength, cuvette in the holder)."""
 
@@ -244,6 +247,8 @@ class SpectrophotometerBench(Platform):
     def attach(self, model: mujoco.MjModel, data: mujoco.MjData) -> None:
         self._key_joints = {name: int(model.jnt_qposadr[model.joint(f"key_{name}").id]) for name, _ in KEYS}
         self._cuvette_bodies = [model.body(c.name).id for c in self.cuvettes]
+        self._seated_centre = np.array([HOLDER[0], HOLDER[1], DECK_Z + CUVETTE_HALF[1]])
+        self._dt = float(model.opt.timestep)
         self.in_holder = self.seated(data)
 
     def _switch_keys(self, data: mujoco.MjData) -> None:
@@ -254,16 +259,12 @@ class SpectrophotometerBench(Platform):
 
     def seated(self, data: mujoco.MjData) -> int | None:
         """The cuvette standing upright on the holder's floor, if any."""
-        for i, body in enumerate(self._cuvette_bodies):
-            x, y, z = (float(v) for v in data.xpos[body])
-            if (
-                abs(x - HOLDER[0]) <= SEATED_XY_M
-                and abs(y - HOLDER[1]) <= SEATED_XY_M
-                and abs(z - CUVETTE_HALF[1] - DECK_Z) <= SEATED_Z_M
-                and float(data.xmat[body][8]) >= SEATED_TILT_COS
-            ):
-                return i
-        return None
+        centres = data.xpos[self._cuvette_bodies]
+        off = np.abs(centres - self._seated_centre)
+        upright = data.xmat[self._cuvette_bodies, 8] >= SEATED_TILT_COS
+        inside = (off[:, 0] <= SEATED_XY_M) & (off[:, 1] <= SEATED_XY_M) & (off[:, 2] <= SEATED_Z_M) & upright
+        found = np.flatnonzero(inside)
+        return int(found[0]) if len(found) else None
 
     def absorbance_in_beam(self, time_s: float) -> float:
         """The true absorbance in the beam at the set wavelength: the seated cuvette's, or none."""
@@ -272,8 +273,13 @@ class SpectrophotometerBench(Platform):
         contents = self.cuvettes[self.in_holder].contents
         return CELL_ABSORBANCE + absorbance(contents, self.meter.wavelength)
 
+    def _now(self, data: mujoco.MjData) -> float:
+        """Simulated time as whole physics steps (MuJoCo's running sum of steps drifts below it, which
+        would put the display's refreshes a step late)."""
+        return round(float(data.time) / self._dt) * self._dt
+
     def after_step(self, model: mujoco.MjModel, data: mujoco.MjData) -> None:
-        time_s = float(data.time)
+        time_s = self._now(data)
         self.in_holder = self.seated(data)
         self._switch_keys(data)
         for key, step in (("lambda_down", -1.0), ("lambda_up", 1.0)):
@@ -297,9 +303,17 @@ class SpectrophotometerBench(Platform):
         return [WAVELENGTH, ABSORBANCE]
 
     def true_values(self, data: mujoco.MjData) -> dict[str, float]:
-        time_s = float(data.time)
-        shown = self.meter.read(time_s, self.absorbance_in_beam(time_s))
-        return {"wavelength": self.meter.wavelength, "absorbance": shown if math.isfinite(shown) else _OVER}
+        time_s = self._now(data)
+        state = (
+            math.floor(time_s / self.meter.refresh),
+            self.meter.wavelength,
+            self.in_holder,
+            len(self.blanks),
+        )
+        if state != self._last[0]:  # the reading is the same until a refresh or a change in the beam
+            shown = self.meter.read(time_s, self.absorbance_in_beam(time_s))
+            self._last = (state, shown if math.isfinite(shown) else _OVER)
+        return {"wavelength": self.meter.wavelength, "absorbance": self._last[1]}
 
     def reading_sites(self, data: mujoco.MjData) -> dict[str, ReadingSite]:
         up = np.array([0.0, 1.0, 0.0])

@@ -76,12 +76,13 @@ class Reading:
     wavelength: float
     absorbance: float
 
-    def citation(self, quantity: str) -> dict[str, Any]:
+    def citation(self, quantity: str, cuvette: int) -> dict[str, Any]:
         return {
             "observation_id": self.observation_id,
             "instrument": "absorbance",
             "value": self.absorbance,
             "quantity": quantity,
+            "note": f"cuvette_{cuvette} at {self.wavelength:.0f} nm",
         }
 
 
@@ -278,7 +279,8 @@ def solve(lab: Client, stock_concentration: float) -> dict[str, Any]:
     at = round(lambda_max)
     base = next(r for r in baseline if r.wavelength == at)
     chosen = [i for i in range(1, 7) if LINEAR_A[0] <= height * 2 ** (SCAN_CUVETTE - i) <= LINEAR_A[1]]
-    citations = [r.citation("lambda_max") for r in [*baseline, *spectrum]]
+    citations = [r.citation("lambda_max", BLANK) for r in baseline]
+    citations += [r.citation("lambda_max", scanned) for r in spectrum]
     points = []
     me.set_wavelength(at)
     current = scanned
@@ -290,7 +292,7 @@ def solve(lab: Client, stock_concentration: float) -> dict[str, Any]:
             current = i
         for _ in range(2):
             reading = me.read()
-            citations.append(reading.citation("epsilon"))
+            citations.append(reading.citation("epsilon", i))
             points.append((stock_concentration / 2 ** (i - 1), reading.absorbance - base.absorbance))
     me.cuvette(current, into_holder=False)
     me.clear()
