@@ -14,6 +14,7 @@ from typing import Any
 import mujoco
 
 from actloop.suites.lab.catalog import specify
+from actloop.suites.lab.env import DT
 from actloop.suites.lab.evaluation import Evaluator
 from actloop.suites.lab.evidence import Conditions, ReadingCitation, Verdict
 from actloop.suites.lab.experiments import Experiment
@@ -32,7 +33,6 @@ from actloop.suites.lab.record import Record
 from actloop.suites.lab.scoring import Check
 from actloop.suites.lab.spec import ExperimentSpec, Parameter, Part, choice, log_uniform, uniform
 
-PHYSICS_DT = 1.0 / 240
 VOLTMETER_OHMS = 10e6
 SUPPLY_OHMS = 0.2
 """The supply's output resistance (the voltmeter reads the box, not the supply's setting)."""
@@ -138,7 +138,7 @@ def bench(instance: Instance) -> CircuitBoard:
     """The circuit board of ``instance``."""
     h = instance.hidden
     wiring = BlackBoxWiring(h["R"], h["voltmeter_zero"], h["ammeter_zero"])
-    return CircuitBoard(wiring, (SOCKET,), (BOX,), METERS, SETPOINTS, PHYSICS_DT)
+    return CircuitBoard(wiring, (SOCKET,), (BOX,), METERS, SETPOINTS, DT)
 
 
 IN_CIRCUIT = "supply on and box in circuit"
