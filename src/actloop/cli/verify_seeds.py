@@ -15,7 +15,11 @@ from actloop.records.compare import SCENE_POSITION_TOLERANCE_M, SCENE_ROTATION_T
 
 
 def add_parser(sub: Any) -> None:
-    p = sub.add_parser("verify-seeds", help="screen candidate seeds and write manifests (appendix C.4)")
+    p = sub.add_parser(
+        "verify-seeds",
+        aliases=["verify-instances"],
+        help="screen candidate seeds (lab: instances) and write manifests; --check confirms they reproduce",
+    )
     add_suite_argument(p)
     p.add_argument("--task", action="append", help="task to verify (repeatable; default: all)")
     p.add_argument("--check", action="store_true", help="only confirm that manifest scenes reproduce")

@@ -56,17 +56,22 @@ def min_jerk(s: np.ndarray | float) -> np.ndarray | float:
 class Executor:
     """Plans and executes metric commands for the arms of one world."""
 
-    def __init__(self, world: World, arms: dict[str, ArmHandle]) -> None:
+    def __init__(
+        self, world: World, arms: dict[str, ArmHandle], obstacles: frozenset[int] | None = None
+    ) -> None:
+        """``obstacles``: the geoms a planned path must not touch (default: the static world, i.e. every
+        geom welded to the world body that is not the robot's)."""
         self.world = world
         self.arms = arms
         self._ik = {name: ArmIK(world.model, name) for name in arms}
         self._check = mujoco.MjData(world.model)
         model = world.model
         robot_geoms = frozenset().union(*(a.geoms for a in arms.values()))
-        self._static_geoms = (
-            frozenset(g for g in range(model.ngeom) if int(model.body_weldid[model.geom_bodyid[g]]) == 0)
-            - robot_geoms
-        )
+        if obstacles is None:
+            obstacles = frozenset(
+                g for g in range(model.ngeom) if int(model.body_weldid[model.geom_bodyid[g]]) == 0
+            )
+        self._static_geoms = obstacles - robot_geoms
 
     # --- public commands ---
     def move_world(self, moves: dict[str, np.ndarray]) -> PlanResult:
@@ -84,7 +89,7 @@ class Executor:
             n = max(1, int(np.ceil(distance / TRANSLATION_SAMPLE_M)))
             poses = [(pos + (target - pos) * (k / n), rot) for k in range(1, n + 1)]
             try:
-                paths[arm] = self._plan(arm, poses)
+                paths[arm] = self.plan(arm, poses)
             except PlanningError as err:
                 return PlanResult(False, f"{arm} arm: {err}", clamped=bool(clamped_arms))
         if longest < 1e-6:
@@ -112,7 +117,7 @@ class Executor:
                 return PlanResult(False, "rotation would move the end effector outside the robot workspace")
             poses.append((p_new, r_new))
         try:
-            path = self._plan(arm, poses)
+            path = self.plan(arm, poses)
         except PlanningError as err:
             return PlanResult(False, str(err))
         self._execute({arm: path}, max(MIN_DURATION, abs(math.degrees(angle_rad)) / ANGULAR_SPEED_DEG))
@@ -126,8 +131,9 @@ class Executor:
         return PlanResult(True, "gripper opened" if open_ else "gripper closed")
 
     # --- planning ---
-    def _plan(self, arm: str, poses: list[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
-        """IK along a list of control poses; returns the joint path (first row: the current joints)."""
+    def plan(self, arm: str, poses: list[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
+        """IK along a list of control poses, each checked against the obstacles; returns the joint path
+        (first row: the current joints) or raises PlanningError with the reason."""
         handle, ik = self.arms[arm], self._ik[arm]
         qpos = self.world.data.qpos.copy()
         q = handle.joint_positions(self.world.data)

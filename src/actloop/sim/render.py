@@ -36,14 +36,38 @@ class Renderer:
     def render_from(self, data: mujoco.MjData, position: np.ndarray, rotation: np.ndarray) -> np.ndarray:
         """An HxWx3 uint8 image from a camera at ``position`` with camera-to-world ``rotation`` (MuJoCo's
         convention: columns right, up, backward)."""
+        self._place(data, position, rotation)
+        self._renderer.update_scene(data, camera=self._camera, scene_option=self._options)
+        return np.array(self._renderer.render())
+
+    def _place(self, data: mujoco.MjData, position: np.ndarray, rotation: np.ndarray) -> None:
         quat = np.empty(4)
         mujoco.mju_mat2Quat(quat, np.ascontiguousarray(rotation, dtype=float).reshape(9))
         self.model.cam_pos[self._camera] = position
         self.model.cam_quat[self._camera] = quat
         data.cam_xpos[self._camera] = position
         data.cam_xmat[self._camera] = np.asarray(rotation, dtype=float).reshape(9)
-        self._renderer.update_scene(data, camera=self._camera, scene_option=self._options)
-        return np.array(self._renderer.render())
+
+    def objects_and_depth_from(
+        self, data: mujoco.MjData, position: np.ndarray, rotation: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Ground truth from the same camera as :meth:`render_from`: per pixel the object seen as
+        ``(id, mjtObj type)`` (H×W×2; id -1 where none) and its depth along the viewing axis (m).
+        Evaluator-side perception for the levels that grant it; never part of a clean observation."""
+        self._place(data, position, rotation)
+        self._renderer.enable_segmentation_rendering()
+        try:
+            self._renderer.update_scene(data, camera=self._camera, scene_option=self._options)
+            segmentation = np.array(self._renderer.render())
+        finally:
+            self._renderer.disable_segmentation_rendering()
+        self._renderer.enable_depth_rendering()
+        try:
+            self._renderer.update_scene(data, camera=self._camera, scene_option=self._options)
+            depth = np.array(self._renderer.render())
+        finally:
+            self._renderer.disable_depth_rendering()
+        return segmentation, depth
 
     def upload_texture(self, name: str, image: np.ndarray) -> None:
         """Replace the pixels of texture ``name`` (same size and channels) in the model and on the GPU, so

@@ -22,6 +22,7 @@ from typing import Any
 from actloop.errors import ConfigError
 from actloop.sim.fingerprint import platform_fingerprint
 from actloop.suites.lab.episode import EpisodeScore, ServedEpisode, served_episode
+from actloop.suites.lab.levels import LEVELS
 from actloop.suites.lab.sandbox import Sandbox, ensure_agent_python
 from actloop.suites.lab.workspace_files import CARD, GUIDE_FILE
 
@@ -87,20 +88,21 @@ class LabAgentEnv:
     """One served lab episode with a code-execution tool (see the module docstring)."""
 
     def __init__(self, task: str, seed: int, protocol: str = "T0", max_runs: int = MAX_RUNS) -> None:
-        if protocol != "T0":
-            raise ConfigError(f"lab level {protocol!r} is not available; levels: T0")
+        if protocol not in LEVELS:
+            raise ConfigError(f"lab level {protocol!r} is not available; levels: {', '.join(LEVELS)}")
         self._stack = ExitStack()
         self._root = Path(tempfile.mkdtemp(prefix="actloop-lab-"))
         self._stack.callback(shutil.rmtree, self._root, True)
         workspace = self._root / "workspace"
         try:
             self._episode: ServedEpisode = self._stack.enter_context(
-                served_episode(task, seed, workspace, out=None)
+                served_episode(task, seed, workspace, out=None, level=protocol)
             )
         except BaseException:
             self._stack.close()
             raise
         self.task = task
+        self.level = protocol
         self.workspace = workspace
         self.sandbox = Sandbox(workspace, ensure_agent_python())
         self.started = time.monotonic()
@@ -112,7 +114,7 @@ class LabAgentEnv:
     # --- the Environment protocol ---
     @property
     def action_space(self) -> dict[str, Any]:
-        return {"tool": "python", "level": "T0", "max_runs": self.max_runs}
+        return {"tool": "python", "level": self.level, "max_runs": self.max_runs}
 
     @property
     def instruction(self) -> str:

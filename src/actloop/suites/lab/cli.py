@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from actloop.errors import ConfigError
+from actloop.suites.lab.levels import LEVELS
 
-LEVELS = ("T0",)
 POLL_S = 0.5
 
 
@@ -56,14 +56,12 @@ def add_commands(commands: Any) -> None:
 def _episode_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--experiment", required=True, help="experiment key, e.g. hookes_law")
     parser.add_argument("--seed", type=int, required=True, help="instance seed")
-    parser.add_argument("--level", default="T0", help=f"interface level ({', '.join(LEVELS)})")
+    parser.add_argument("--level", default="T0", choices=LEVELS, help="interface level")
     parser.add_argument("--workspace", type=Path, required=True, help="the agent's working directory")
     parser.add_argument("--out", type=Path, help="where the record and score go (default: WORKSPACE.record)")
 
 
 def _out(args: argparse.Namespace) -> Path:
-    if args.level not in LEVELS:
-        raise ConfigError(f"level {args.level!r} is not available; levels: {', '.join(LEVELS)}")
     out: Path = args.out or args.workspace.with_name(args.workspace.name + ".record")
     return out
 
@@ -71,7 +69,7 @@ def _out(args: argparse.Namespace) -> Path:
 def serve_command(args: argparse.Namespace) -> int:
     from actloop.suites.lab.episode import served_episode
 
-    with served_episode(args.experiment, args.seed, args.workspace, _out(args)) as episode:
+    with served_episode(args.experiment, args.seed, args.workspace, _out(args), args.level) as episode:
         print(
             f"serving {args.experiment} (seed {args.seed}) at {episode.server.url}; "
             f"workspace {args.workspace}",
@@ -105,7 +103,7 @@ def run_agent_command(args: argparse.Namespace) -> int:
         require=args.require_sandbox,
     )
     out = _out(args)
-    with served_episode(args.experiment, args.seed, args.workspace, out) as episode:
+    with served_episode(args.experiment, args.seed, args.workspace, out, args.level) as episode:
         print(
             f"running {' '.join(argv)} on {args.experiment} (seed {args.seed}), {sandbox.isolation}",
             flush=True,

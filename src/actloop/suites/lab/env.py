@@ -44,6 +44,7 @@ from actloop.suites.lab.evidence import Verdict
 from actloop.suites.lab.experiments import experiment
 from actloop.suites.lab.instance import draw
 from actloop.suites.lab.instruments import InstrumentLog, InstrumentPanel
+from actloop.suites.lab.levels import LEVELS
 from actloop.suites.lab.readability import visibility
 from actloop.suites.lab.record import Record
 from actloop.suites.lab.scoring import Score
@@ -109,10 +110,15 @@ class LabEnv:
     experiment_key: str
     seed: int
     render: bool = True
+    level: str = "T0"
+    """Interface level: ``T0``; ``T1`` adds :meth:`segment` and :meth:`move_hand`; ``T2`` adds skills in the
+    agent's workspace written with T1 calls (the bench serves T2 as T1)."""
     episode_token: str = field(default_factory=lambda: secrets.token_hex(4))
     """Prefix of this episode's observation ids, so an id from another episode is never valid here."""
 
     def __post_init__(self) -> None:
+        if self.level not in LEVELS:
+            raise LabRequestError(f"level must be one of {', '.join(LEVELS)}, got {self.level!r}")
         chosen = experiment(self.experiment_key)
         self.spec = chosen.spec
         self.instance = draw(chosen.spec, self.seed)
@@ -237,16 +243,9 @@ class LabEnv:
         """Joint angles putting the hand at ``position`` (m) with orientation ``quaternion`` (w, x, y, z),
         from the current posture; the robot does not move, and nothing is checked for collisions."""
         target = _vector(position, 3, "position")
-        quat = _vector(quaternion, 4, "quaternion")
-        norm = math.sqrt(sum(x * x for x in quat))
-        if norm < 1e-9:
-            raise LabRequestError("quaternion must not be zero")
-        rotation = np.empty(9)
-        mujoco.mju_quat2Mat(rotation, np.array(quat) / norm)
+        rotation = self.rotation_of(quaternion)
         data = self._world.data
-        result = self._ik.solve(
-            data.qpos.copy(), np.array(target), rotation.reshape(3, 3), self._arm.joint_positions(data)
-        )
+        result = self._ik.solve(data.qpos.copy(), np.array(target), rotation, self._arm.joint_positions(data))
         return {
             "joints": [float(x) for x in result.q],
             "converged": result.converged,
@@ -289,7 +288,99 @@ class LabEnv:
             self._world.data,
         )
 
+    # --- T1 ---
+    def segment(self, part: str, camera: str) -> dict[str, Any]:
+        """The part's mask and world points of its visible surface in ``camera`` (T1; see level1)."""
+        from actloop.suites.lab.level1 import segment
+
+        self._require_level("segment")
+        return segment(self, part, camera)
+
+    def move_hand(self, position: Sequence[float], quaternion: Sequence[float]) -> dict[str, Any]:
+        """Move the hand to a pose along a collision-free planned path (T1; see level1)."""
+        from actloop.suites.lab.level1 import move_hand
+
+        self._require_level("move_hand")
+        return move_hand(self, position, quaternion)
+
+    # --- what the T1 services use ---
+    @property
+    def model(self) -> mujoco.MjModel:
+        return self._model
+
+    @property
+    def data(self) -> mujoco.MjData:
+        return self._world.data
+
+    @property
+    def world(self) -> World:
+        return self._world
+
+    @property
+    def arm(self) -> ArmHandle:
+        return self._arm
+
+    arm_name = ARM
+    dt = DT
+    max_joint_speed = MAX_JOINT_SPEED
+
+    @staticmethod
+    def vector(value: Any, length: int, name: str) -> list[float]:
+        return _vector(value, length, name)
+
+    def part_objects(self) -> dict[str, frozenset[tuple[int, int]]]:
+        from actloop.suites.lab.level1 import part_objects
+
+        return part_objects(self._model, [part.name for part in self.spec.parts])
+
+    def aim(self, cam: CameraSpec) -> tuple[np.ndarray, np.ndarray]:
+        """Set the renderer's camera to ``cam``'s field of view; returns its pose (position, rotation)."""
+        self._model.cam_fovy[self._model.camera("observer").id] = cam.fovy_deg
+        return self._camera_pose(cam)
+
+    def renderer(self) -> Renderer:
+        """The bench's renderer (made on first use, on the thread that serves the bench)."""
+        if self._renderer is None:
+            self._renderer = Renderer(self._model, WIDTH, HEIGHT)
+            self._render_thread = threading.get_ident()
+        elif self._render_thread != threading.get_ident():
+            raise EnvError(
+                "this bench rendered its first images on another thread; an OpenGL context serves only the "
+                "thread that made it: observe a bench from one thread (the server's)"
+            )
+        return self._renderer
+
+    def rotation_of(self, quaternion: Sequence[float]) -> np.ndarray:
+        """The rotation matrix of a (w, x, y, z) quaternion, normalised; refused when zero or malformed."""
+        quat = _vector(quaternion, 4, "quaternion")
+        norm = math.sqrt(sum(x * x for x in quat))
+        if norm < 1e-9:
+            raise LabRequestError("quaternion must not be zero")
+        rotation = np.empty(9)
+        mujoco.mju_quat2Mat(rotation, np.array(quat) / norm)
+        return rotation.reshape(3, 3)
+
+    def held_bodies(self) -> set[int]:
+        """Bodies the robot touches that are not welded to the world (what it holds or pushes)."""
+        model, data = self._model, self._world.data
+        robot = self._arm.geoms
+        touched = set()
+        for a, b in zip(data.contact.geom1.tolist(), data.contact.geom2.tolist(), strict=True):
+            if (a in robot) != (b in robot):
+                other = b if a in robot else a
+                body = int(model.geom_bodyid[other])
+                if int(model.body_weldid[body]) != 0:
+                    touched.add(body)
+        return touched
+
+    def require_running(self) -> None:
+        self._require_running()
+
     # --- internals ---
+    def _require_level(self, call: str) -> None:
+        if self.level == "T0":
+            raise LabRequestError(f"{call} is a T1 call; this bench serves level {self.level}")
+
     def _require_running(self) -> None:
         if self.submission is not None:
             raise EpisodeOver("the result was submitted: the bench accepts no further actions")
@@ -332,22 +423,14 @@ class LabEnv:
         return path
 
     def _images(self) -> dict[str, bytes]:
-        if self._renderer is None:
-            self._renderer = Renderer(self._model, WIDTH, HEIGHT)
-            self._render_thread = threading.get_ident()
-        elif self._render_thread != threading.get_ident():
-            raise EnvError(
-                "this bench rendered its first images on another thread; an OpenGL context serves only the "
-                "thread that made it: observe a bench from one thread (the server's)"
-            )
+        renderer = self.renderer()
         for name, face in self.platform.redraw(self.panel.shown).items():
-            self._renderer.upload_texture(name, face)
+            renderer.upload_texture(name, face)
         data = self._world.data
         images = {}
         for cam in CAMERAS:
-            position, rotation = self._camera_pose(cam)
-            self._model.cam_fovy[self._model.camera("observer").id] = cam.fovy_deg
-            images[cam.name] = encode_png(self._renderer.render_from(data, position, rotation))
+            position, rotation = self.aim(cam)
+            images[cam.name] = encode_png(renderer.render_from(data, position, rotation))
         return images
 
     def _camera_pose(self, cam: CameraSpec) -> tuple[np.ndarray, np.ndarray]:

@@ -64,14 +64,17 @@ class ServedEpisode:
 
 
 @contextmanager
-def served_episode(experiment: str, seed: int, workspace: Path, out: Path | None) -> Iterator[ServedEpisode]:
-    """Build instance ``seed`` of ``experiment``, serve it and fill ``workspace`` for the agent. ``out``
-    (the record's directory) must lie outside the workspace, so the agent can never read the record."""
+def served_episode(
+    experiment: str, seed: int, workspace: Path, out: Path | None, level: str = "T0"
+) -> Iterator[ServedEpisode]:
+    """Build instance ``seed`` of ``experiment`` at interface ``level``, serve it and fill ``workspace`` for
+    the agent. ``out`` (the record's directory) must lie outside the workspace, so the agent can never read
+    the record."""
     if out is not None and out.resolve().is_relative_to(workspace.resolve()):
         raise ConfigError("the record's directory must lie outside the workspace: the agent must not read it")
-    env = LabEnv(experiment, seed)
+    env = LabEnv(experiment, seed, level=level)
     with serving(env) as server:
-        write_workspace(workspace, task_card(env.spec, env.instance), server.url, server.token)
+        write_workspace(workspace, task_card(env.spec, env.instance), server.url, server.token, level)
         yield ServedEpisode(env, server, workspace)
 
 

@@ -1,11 +1,11 @@
 """The bench over HTTP on 127.0.0.1: what the agent's client talks to.
 
 Every request needs ``Authorization: Bearer <token>`` (else 401). Calls are JSON POSTs to ``/v1/<call>``
-(``observe``, ``move_joints``, ``gripper``, ``ik``, ``wait``, ``submit``) or GETs of ``/v1/calibration``
-and ``/v1/state``. A refused call answers 422 with what to fix and nothing moved; any action after the
-submission or once the budget is spent answers 409; unknown paths 404. One episode per server; calls run
-one at a time on one thread (a renderer's GL context belongs to the thread that made it). Images travel
-base64-encoded in JSON.
+(``observe``, ``move_joints``, ``gripper``, ``ik``, ``wait``, ``submit``; at T1 and T2 also ``segment``
+and ``move_hand``) or GETs of ``/v1/calibration`` and ``/v1/state``. A refused call answers 422 with what
+to fix and nothing moved; any action after the submission or once the budget is spent answers 409; unknown
+paths 404. One episode per server; calls run one at a time on one thread (a renderer's GL context belongs
+to the thread that made it). Images and masks travel base64-encoded in JSON.
 """
 
 from __future__ import annotations
@@ -33,6 +33,11 @@ def _observe(env: LabEnv, args: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _segment(env: LabEnv, args: dict[str, Any]) -> dict[str, Any]:
+    seen = env.segment(_arg(args, "part"), _arg(args, "camera", "front"))
+    return {**seen, "mask_png": base64.b64encode(seen["mask_png"]).decode("ascii")}
+
+
 def _arg(args: dict[str, Any], name: str, default: Any = None) -> Any:
     """A named argument as sent (the bench validates it and says what is wrong)."""
     return args.get(name, default)
@@ -45,6 +50,8 @@ CALLS: dict[str, Callable[[LabEnv, dict[str, Any]], dict[str, Any]]] = {
     "ik": lambda env, a: env.ik(_arg(a, "position"), _arg(a, "quaternion")),
     "wait": lambda env, a: env.wait(_arg(a, "seconds")),
     "submit": lambda env, a: env.submit(_arg(a, "result"), _arg(a, "citations", [])),
+    "segment": _segment,
+    "move_hand": lambda env, a: env.move_hand(_arg(a, "position"), _arg(a, "quaternion")),
 }
 QUERIES: dict[str, Callable[[LabEnv], dict[str, Any]]] = {
     "calibration": LabEnv.calibration,

@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from actloop.core.environment import Environment
 from actloop.core.suite import BuiltinModel, EpisodeDriver, SeedScreen, Suite, TaskInfo
+from actloop.records.compare import ManifestCheck
+from actloop.suites.lab.levels import LEVELS
 
 if TYPE_CHECKING:
     from actloop.agent.session import ModelSession
@@ -25,7 +27,7 @@ class Lab(Suite):
     name: ClassVar[str] = "lab"
     title: ClassVar[str] = "EmbodiedLab science experiments"
     env_factory: ClassVar[str] = "actloop.suites.lab.agent_env:LabAgentEnv"
-    protocols: ClassVar[tuple[str, ...]] = ("T0",)
+    protocols: ClassVar[tuple[str, ...]] = LEVELS
 
     def task_names(self) -> list[str]:
         from actloop.suites.lab.experiments import experiment_keys
@@ -43,6 +45,25 @@ class Lab(Suite):
 
         self.task_info(task)
         return load(task).seeds()
+
+    def check_seeds(self, task: str, directory: Path | None = None) -> ManifestCheck:
+        """Every released instance must draw the same inputs here (their hash is the instance id); the
+        draws are exact arithmetic on SHA-256 quantiles, so this holds bit for bit on every machine."""
+        from actloop.suites.lab import manifests
+        from actloop.suites.lab.experiments import experiment
+        from actloop.suites.lab.instance import draw
+
+        spec = experiment(task).spec
+        manifest = manifests.load(task, directory or manifests.MANIFEST_DIR)
+        check = ManifestCheck(task, bitwise=True, scenes=len(manifest.instances))
+        for entry in manifest.instances:
+            drawn = draw(spec, int(entry["seed"])).instance_id
+            if drawn != entry["instance_id"]:
+                recorded = entry["instance_id"]
+                check.problems.append(
+                    f"{task} seed {entry['seed']}: instance {drawn} here, {recorded} released"
+                )
+        return check
 
     def screen_seeds(
         self, task: str, directory: Path | None = None, log: Callable[[str], None] | None = None

@@ -12,7 +12,7 @@ import math
 
 import mujoco
 import numpy as np
-from PIL import Image, ImageDraw
+from PIL import Image, ImageDraw, ImageFont
 
 from actloop.sim.scene import TABLE_TOP_Z, WORLD_GEOM
 from actloop.suites.lab.instruments import InstrumentSpec, ScaleDisplay
@@ -50,17 +50,27 @@ RULER = InstrumentSpec(
 """The ruler read at the pointer: 1 mm graduations, read to half a millimetre, legible from 3 px apart."""
 
 
-def ruler_texture(length_mm: int = int(RULER_LENGTH_M * 1000), px_per_mm: int = PX_PER_MM) -> np.ndarray:
-    """A printed ruler: a tick every millimetre, longer at 5 and 10 mm, a number every centimetre."""
+def ruler_texture(
+    length_mm: int = int(RULER_LENGTH_M * 1000), px_per_mm: int = PX_PER_MM, font_px: int | None = None
+) -> np.ndarray:
+    """A printed ruler: a tick every millimetre, longer at 5 and 10 mm, a number every centimetre, in the
+    printer's default face (``font_px`` pixels high and spaced a third of that apart, if given)."""
     width, height = 96, length_mm * px_per_mm
     image = Image.new("RGB", (width, height), (236, 230, 196))
     draw = ImageDraw.Draw(image)
+    font = None if font_px is None else ImageFont.load_default(size=font_px)
     for mm in range(length_mm + 1):
         y = min(height - 1, height - 1 - mm * px_per_mm)
         size = 34 if mm % 10 == 0 else 22 if mm % 5 == 0 else 12
         draw.line([(0, y), (size, y)], fill=(0, 0, 0), width=1)
         if mm % 10 == 0 and 0 < mm < length_mm:
-            draw.text((40, y - 5), str(mm // 10), fill=(0, 0, 0))
+            if font_px is None:
+                draw.text((40, y - 5), str(mm // 10), fill=(0, 0, 0))
+                continue
+            x = 40.0
+            for digit in str(mm // 10):
+                draw.text((x, y - font_px // 2 - 1), digit, fill=(0, 0, 0), font=font)
+                x += draw.textlength(digit, font=font) + font_px / 3
     return np.asarray(image)
 
 
@@ -96,7 +106,12 @@ class SpringStand(Platform):
         ruler_half = RULER_LENGTH_M / 2
         bar_half = (TRAY_OFFSET_Y - TRAY_HALF[1]) / 2
         weights = "\n".join(self._weight_xml(i) for i in range(1, WEIGHTS + 1))
+        rack_x, rack_y = RACK_CENTRE[0], RACK_CENTRE[1]
         return f"""
+<body name="rack" pos="{rack_x} {rack_y} {TABLE_TOP_Z}">
+  <geom name="rack_base" type="box" size="{2.5 * RACK_PITCH:.4f} 0.026 0.0008" pos="0 0 0.0008"
+        rgba="0.35 0.22 0.12 1" contype="0" conaffinity="0"/>
+</body>
 <body name="stand" pos="{ax - 0.12} {ay} {TABLE_TOP_Z}">
   <geom name="stand_foot" type="box" size="0.07 0.07 0.01" pos="0 0 0.01" rgba="0.25 0.25 0.28 1"
         {WORLD_GEOM}/>

@@ -107,5 +107,20 @@ class Lab:
         """Submit the result once, with the readings it rests on."""
         return self._post("submit", result=result, citations=citations)
 
+    # --- level T1 (and T2) ---
+    def segment(self, part: str, camera: str = "front") -> dict[str, Any]:
+        """T1: the named part's mask as ``camera`` sees it now (``mask_png``, white where the part is) and
+        world points on its visible surface (``points``, at most 4000, with their ``centroid``)."""
+        seen = self._post("segment", part=part, camera=camera)
+        seen["mask_png"] = base64.b64decode(seen["mask_png"])
+        return seen
+
+    def move_hand(self, position: list[float], quaternion: list[float]) -> dict[str, Any]:
+        """T1: move the hand to a pose along a path planned around every obstacle; refused (LabError) with
+        the reason when no such path is found, and then nothing moves."""
+        return self._post(
+            "move_hand", position=[float(x) for x in position], quaternion=[float(x) for x in quaternion]
+        )
+
     def close(self) -> None:
         self._http.close()
