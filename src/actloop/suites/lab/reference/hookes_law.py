@@ -40,6 +40,10 @@ VIEW_DISTANCE = 0.12
 SAFE_Z = 1.18
 FRONT_Y = -0.25
 SETTLE_S = 8.0
+RE_READ_SHIFT_M = 0.006
+"""How far the second close-up is raised (the third lowered) from level with the pointer."""
+AGREE_MM = 0.4
+"""Two reads of one settled pointer agree when they differ by no more than this."""
 LOOK = quaternion((0.0, 1.0, 0.0), (-1.0, 0.0, 0.0))
 """Approach towards the ruler, palm side up: the wrist camera looks at the ruler's face, upright."""
 
@@ -78,8 +82,24 @@ class Experimenter:
         offset = (intrinsics["cy"] - reading.pointer_row) / intrinsics["fy"] * VIEW_DISTANCE
         return self._camera_z() + offset
 
-    def read(self) -> tuple[str, float]:
-        """Find the pointer (sweeping up from below the tray), centre the camera on it, read the ruler."""
+    def read_agreed(self) -> list[tuple[str, float]]:
+        """Readings of the settled pointer that agree: two close-ups from slightly different heights (the
+        marks and labels fall on other pixels), and a third when they differ, keeping the two closest. A
+        misread label is off by whole centimetres, so two agreeing reads rule it out."""
+        readings = [self.read(), self.read(RE_READ_SHIFT_M)]
+        if abs(readings[0][1] - readings[1][1]) > AGREE_MM:
+            readings.append(self.read(-RE_READ_SHIFT_M))
+            readings = min(
+                ([a, b] for i, a in enumerate(readings) for b in readings[i + 1 :]),
+                key=lambda pair: abs(pair[0][1] - pair[1][1]),
+            )
+        if abs(readings[0][1] - readings[1][1]) > AGREE_MM:
+            raise RuntimeError(f"three reads of the ruler disagree: {[v for _, v in readings]}")
+        return readings
+
+    def read(self, shift_m: float = 0.0) -> tuple[str, float]:
+        """Find the pointer (sweeping up from below the tray), put the camera level with it (raised by
+        ``shift_m``), read the ruler."""
         self._away_from_tray()
         camera_z = self.pointer_z - 0.09
         for _ in range(12):
@@ -91,7 +111,7 @@ class Experimenter:
                 camera_z += 0.03
         else:
             raise RuntimeError("the pointer was not found beside the ruler")
-        seen = self._look_from(self.pointer_z)
+        seen = self._look_from(self.pointer_z + shift_m)
         self.pointer_z = self._pointer_height(self._image(seen))
         value = read_ruler(self._image(seen)).value_mm
         return str(seen["observation_id"]), round(value, 1)
@@ -160,9 +180,9 @@ def solve(lab: Client, weight_mass: float, loads: int = 4) -> dict[str, Any]:
             me.carry(me.in_rack(n), me.on_tray(n))
         me._away_from_tray()
         lab.wait(SETTLE_S)
-        observation, value = me.read()
-        citations.append({"observation_id": observation, "instrument": "ruler", "value": value})
-        points.append((n * weight_mass, value))
+        for observation, value in me.read_agreed():
+            citations.append({"observation_id": observation, "instrument": "ruler", "value": value})
+            points.append((n * weight_mass, value))
     for n in range(loads - 1, 0, -1):
         me.read()  # the tray rises as weights come off: find it again before each grasp
         me.carry(me.on_tray(n), me.in_rack(n))
