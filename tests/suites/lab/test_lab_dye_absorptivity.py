@@ -164,6 +164,42 @@ def test_a_reading_with_no_cuvette_seated_fails_the_condition_gate(env: LabEnv) 
     assert all(v.valid for v in verdicts[:-1])
 
 
+def test_one_dilution_read_without_a_blank_misses_l2_and_l4(env: LabEnv) -> None:
+    peak = round(watcher(env).dye.lambda_max)
+    citations = []
+    seat(env, 5)
+    for nm in (peak - 1, peak, peak + 1):
+        bench(env).meter.set_wavelength(nm)
+        citations.append(cite(env))
+    watcher(env).acted = True
+    restore(env)
+    env.submit(watcher(env).targets(), citations)
+    score, _ = env.score()
+    assert score.milestones["L1"].passed and score.milestones["L3"].passed
+    assert not score.milestones["L2"].passed and not score.milestones["L4"].passed
+    assert "up to 1 dye cuvettes at one wavelength" in score.milestones["L4"].evidence
+
+
+def test_swapped_cuvettes_or_one_lying_before_the_rack_are_not_restored(env: LabEnv) -> None:
+    restore(env)
+    check = env.evaluator.restored(env._model, env._world.data)
+    assert check.passed, check.evidence
+    put(env, 5, rack_slot(6))
+    put(env, 6, rack_slot(5))
+    env.wait(0.5)
+    check = env.evaluator.restored(env._model, env._world.data)
+    assert not check.passed and "cuvette_5 is 40 mm from its slot" in check.evidence
+    restore(env)
+    x, y, _ = rack_slot(3)
+    lying = (x, y - 0.05, CUVETTE_HALF[0] + 0.74)
+    joint = env._model.joint("cuvette_3_free").qposadr[0]
+    put(env, 3, lying)
+    env._world.data.qpos[joint + 3 : joint + 7] = [np.cos(np.pi / 4), np.sin(np.pi / 4), 0.0, 0.0]
+    env.wait(0.5)
+    check = env.evaluator.restored(env._model, env._world.data)
+    assert not check.passed and "cuvette_3 is" in check.evidence
+
+
 def test_the_seat_takes_a_cuvette_on_the_floor_within_3_mm_of_the_centre(env: LabEnv) -> None:
     data = env._world.data
     for dx, seated in ((0.0, True), (0.0015, True), (0.0035, False)):
