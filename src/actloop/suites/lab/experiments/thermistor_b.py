@@ -41,7 +41,8 @@ SPEC = specify(
     parts=(
         Part("block", "an aluminium block with a well in its top; the heater warms it", restore="fixed"),
         Part(
-            "probe", "a thermistor probe (a stem under a handle) wired to the ohmmeter; rests in its holder"
+            "probe",
+            "a thermistor probe (a thin stem below a handle) wired to the ohmmeter; rests in its holder",
         ),
         Part("holder", "holds the probe upright by its stem beside the block", restore="fixed"),
         Part(

@@ -33,10 +33,13 @@ BLOCK_HALF = (0.04, 0.04, 0.03)
 HOLDER = (0.15, -0.07)
 HOLDER_HALF = (0.02, 0.02, 0.025)
 WELL_HALF = 0.005
-"""Half the width of the square wells of the block and the holder."""
+"""Half the width of the square wells of the block and the holder (the stem leans a few degrees in them)."""
+FUNNEL_HEIGHT = 0.008
+"""Each well's mouth opens into a funnel rising this far at 45 degrees: it guides a stem a few millimetres
+off into the well."""
 WELL_DEPTH = 0.04
 STEM_RADIUS = 0.003
-STEM_LENGTH = 0.045
+STEM_LENGTH = 0.05
 HANDLE_RADIUS = 0.008
 HANDLE_LENGTH = 0.05
 PROBE_MASS = 0.04
@@ -46,9 +49,12 @@ SWITCH_X = CONTROLLER[0] - 0.03
 KEYS_X = (CONTROLLER[0] + 0.012, CONTROLLER[0] + 0.042)
 """The down key and the up key, on the controller's top."""
 PANEL = (-0.08, 0.04)
-PANEL_HALF = (0.07, 0.02, 0.06)
+PANEL_HALF = (0.07, 0.02, 0.09)
+"""A tall panel: its LCDs stand above where a level wrist camera can be held over the table."""
 ROCKER_THROW_RAD = 0.2
-ROCKER_STIFFNESS = 0.3
+ROCKER_PIVOT_M = 0.008
+"""The rocker's pivot above the controller's top: either end clears the top at full throw."""
+ROCKER_STIFFNESS = 0.05
 """N·m/rad towards the end of travel the rocker is nearer to."""
 KEY_TRAVEL = 0.004
 KEY_PRESSED = 0.0028
@@ -92,28 +98,38 @@ FACES = (
     DisplayFace.of("setpoint_lcd", SETPOINT, 0.03, 0.02),
 )
 FACE_CENTRES = {
-    "thermometer_lcd": (PANEL[0] - 0.02, PANEL[1] - PANEL_HALF[1] - 0.001, TABLE_TOP_Z + 0.085),
-    "ohmmeter_lcd": (PANEL[0] - 0.013, PANEL[1] - PANEL_HALF[1] - 0.001, TABLE_TOP_Z + 0.05),
+    "thermometer_lcd": (PANEL[0] - 0.02, PANEL[1] - PANEL_HALF[1] - 0.001, TABLE_TOP_Z + 0.15),
+    "ohmmeter_lcd": (PANEL[0] - 0.013, PANEL[1] - PANEL_HALF[1] - 0.001, TABLE_TOP_Z + 0.11),
     "setpoint_lcd": (CONTROLLER[0], CONTROLLER[1] - CONTROLLER_HALF[1] - 0.001, TABLE_TOP_Z + 0.03),
 }
 """Window centres of the faces (world), each facing −y (towards the robot)."""
 
 
 def well_xml(name: str, centre: tuple[float, float], half: tuple[float, float, float], rgba: str) -> str:
-    """A box with a square well down its middle: four walls around the well and a floor under it."""
+    """A box with a square well down its middle: four walls around the well, a floor under it and a funnel
+    around its mouth (four plates at 45 degrees)."""
     hx, hy, hz = half
-    w, floor = WELL_HALF, (2 * hz - WELL_DEPTH) / 2
+    w, floor, funnel = WELL_HALF, (2 * hz - WELL_DEPTH) / 2, FUNNEL_HEIGHT
     side = (hx - w) / 2
     walls = [
-        ("left", f"{side} {hy} {hz}", f"{-(w + side)} 0 {hz}"),
-        ("right", f"{side} {hy} {hz}", f"{w + side} 0 {hz}"),
-        ("back", f"{w} {(hy - w) / 2} {hz}", f"0 {w + (hy - w) / 2} {hz}"),
-        ("front", f"{w} {(hy - w) / 2} {hz}", f"0 {-(w + (hy - w) / 2)} {hz}"),
-        ("floor", f"{w} {w} {floor}", f"0 0 {floor}"),
+        ("left", f"{side} {hy} {hz}", f"{-(w + side)} 0 {hz}", "0 0 0"),
+        ("right", f"{side} {hy} {hz}", f"{w + side} 0 {hz}", "0 0 0"),
+        ("back", f"{w} {(hy - w) / 2} {hz}", f"0 {w + (hy - w) / 2} {hz}", "0 0 0"),
+        ("front", f"{w} {(hy - w) / 2} {hz}", f"0 {-(w + (hy - w) / 2)} {hz}", "0 0 0"),
+        ("floor", f"{w} {w} {floor}", f"0 0 {floor}", "0 0 0"),
+    ]
+    slope, across, middle = funnel * math.sqrt(2) / 2, w + funnel, w + funnel / 2 + 0.0005
+    z, q = 2 * hz + funnel / 2, math.pi / 4
+    walls += [
+        ("funnel_left", f"{slope} {across} 0.0007", f"{-middle} 0 {z}", f"0 {q} 0"),
+        ("funnel_right", f"{slope} {across} 0.0007", f"{middle} 0 {z}", f"0 {-q} 0"),
+        ("funnel_front", f"{across} {slope} 0.0007", f"0 {-middle} {z}", f"{-q} 0 0"),
+        ("funnel_back", f"{across} {slope} 0.0007", f"0 {middle} {z}", f"{q} 0 0"),
     ]
     geoms = "\n".join(
-        f'  <geom name="{name}_{part}" type="box" size="{size}" pos="{pos}" rgba="{rgba}" {WORLD_GEOM}/>'
-        for part, size, pos in walls
+        f'  <geom name="{name}_{part}" type="box" size="{size}" pos="{pos}" euler="{euler}" rgba="{rgba}" '
+        f"{WORLD_GEOM}/>"
+        for part, size, pos, euler in walls
     )
     return f'<body name="{name}" pos="{centre[0]} {centre[1]} {TABLE_TOP_Z}">\n{geoms}\n</body>'
 
@@ -152,8 +168,10 @@ class ThermalBench(Platform):
         top = z + 2 * CONTROLLER_HALF[2]
         keys = "\n".join(
             f"""<body name="key_{i}" pos="{x} {cy} {top}">
-  <joint name="key_{i}" type="slide" axis="0 0 1" range="{-KEY_TRAVEL} 0" stiffness="100" damping="1.5"/>
-  <geom name="key_{i}_cap" type="box" size="0.009 0.009 0.005" pos="0 0 0.004" rgba="{rgba}" mass="0.02"
+  <joint name="key_{i}" type="slide" axis="0 0 1" range="{-KEY_TRAVEL} 0" stiffness="100" springref="0.006"
+         damping="1.5" solreflimit="0.005 1"/>
+  <geom name="key_{i}_cap" type="box" size="0.009 0.009 0.005" pos="0 0 0.004" rgba="{rgba}" mass="0.03"
+        solref="0.005 1"
         {WORLD_GEOM}/>
 </body>"""
             for i, (x, rgba) in enumerate(zip(KEYS_X, ("0.2 0.3 0.7 1", "0.75 0.25 0.2 1"), strict=True))
@@ -163,7 +181,7 @@ class ThermalBench(Platform):
 {well_xml("holder", HOLDER, HOLDER_HALF, "0.3 0.3 0.33 1")}
 <body name="probe" pos="{HOLDER[0]} {HOLDER[1]} {probe_z:.5f}">
   <freejoint name="probe_free"/>
-  <geom name="probe_stem" type="cylinder" size="{STEM_RADIUS} {STEM_LENGTH / 2}" pos="0 0 {STEM_LENGTH / 2}"
+  <geom name="probe_stem" type="capsule" fromto="0 0 {STEM_RADIUS} 0 0 {STEM_LENGTH}" size="{STEM_RADIUS}"
         rgba="0.8 0.8 0.82 1" mass="{PROBE_MASS / 4}" friction="1 0.005 0.0001" {WORLD_GEOM}/>
   <geom name="probe_handle" type="cylinder" size="{HANDLE_RADIUS} {HANDLE_LENGTH / 2}"
         pos="0 0 {STEM_LENGTH + HANDLE_LENGTH / 2}" rgba="0.15 0.2 0.5 1" mass="{3 * PROBE_MASS / 4}"
@@ -177,10 +195,11 @@ class ThermalBench(Platform):
   <geom name="controller_case" type="box" size="{" ".join(map(str, CONTROLLER_HALF))}"
         pos="0 0 {CONTROLLER_HALF[2]}" rgba="0.3 0.32 0.36 1" {WORLD_GEOM}/>
 </body>
-<body name="rocker" pos="{SWITCH_X} {cy} {top + 0.006}">
+<body name="rocker" pos="{SWITCH_X} {cy} {top + ROCKER_PIVOT_M}">
   <joint name="rocker" type="hinge" axis="1 0 0" range="{-ROCKER_THROW_RAD} {ROCKER_THROW_RAD}"
-         damping="0.002"/>
-  <geom name="rocker_cap" type="box" size="0.01 0.016 0.004" rgba="0.1 0.1 0.1 1" mass="0.005" {WORLD_GEOM}/>
+         damping="0.002" solreflimit="0.005 1"/>
+  <geom name="rocker_cap" type="box" size="0.01 0.016 0.004" rgba="0.1 0.1 0.1 1" mass="0.03"
+        solref="0.005 1" {WORLD_GEOM}/>
   <geom name="rocker_mark" type="box" size="0.006 0.003 0.0005" pos="0 -0.01 0.004" rgba="0.9 0.1 0.1 1"
         contype="0" conaffinity="0" mass="0"/>
 </body>
@@ -188,6 +207,12 @@ class ThermalBench(Platform):
 {faces}
 </body>
 {keys}"""
+
+    def sections_xml(self) -> str:
+        # the keys and the rocker sink into the controller's top through their slots
+        pairs = ("key_0", "key_1", "rocker")
+        excluded = "".join(f'<exclude body1="{body}" body2="controller"/>' for body in pairs)
+        return f"<contact>{excluded}</contact>"
 
     def assets_xml(self) -> str:
         return faces_assets(FACES)

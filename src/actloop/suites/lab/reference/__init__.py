@@ -14,7 +14,7 @@ Solver = Callable[[Any, dict[str, float]], dict[str, Any]]
 
 def reference(experiment: str) -> Solver:
     """The reference experimenter of ``experiment``."""
-    from actloop.suites.lab.reference import black_box_resistor, dye_absorptivity, hookes_law
+    from actloop.suites.lab.reference import black_box_resistor, dye_absorptivity, hookes_law, thermistor_b
 
     solvers: dict[str, Solver] = {
         "hookes_law": lambda lab, public: hookes_law.solve(lab, public["weight_mass"]),
@@ -22,6 +22,7 @@ def reference(experiment: str) -> Solver:
             lab, public["voltmeter_resistance"]
         ),
         "dye_absorptivity": lambda lab, public: dye_absorptivity.solve(lab, public["stock_concentration"]),
+        "thermistor_b": lambda lab, public: thermistor_b.solve(lab),
     }
     if experiment not in solvers:
         raise KeyError(f"no reference experimenter for {experiment!r}")
