@@ -136,7 +136,7 @@ class SpectrophotometerBench(Platform):
         self.down = {name: False for name, _ in KEYS}
         """Which keys are switched on."""
         self._held: dict[str, tuple[float, int]] = {}
-        """Keys held down: (when the press began, wavelength steps it has made)."""
+        """Wavelength keys held down: (when the press began, steps it has made)."""
         self.in_holder: int | None = None
         """The index of the cuvette seated in the holder, if any (updated every step)."""
         self._last: tuple[tuple[int, float, int | None, int] | None, float] = (None, 0.0)
@@ -247,7 +247,6 @@ class SpectrophotometerBench(Platform):
     def attach(self, model: mujoco.MjModel, data: mujoco.MjData) -> None:
         self._key_joints = {name: int(model.jnt_qposadr[model.joint(f"key_{name}").id]) for name, _ in KEYS}
         self._cuvette_bodies = [model.body(c.name).id for c in self.cuvettes]
-        self._seated_centre = np.array([HOLDER[0], HOLDER[1], DECK_Z + CUVETTE_HALF[1]])
         self._dt = float(model.opt.timestep)
         self.in_holder = self.seated(data)
 
@@ -260,7 +259,7 @@ class SpectrophotometerBench(Platform):
     def seated(self, data: mujoco.MjData) -> int | None:
         """The cuvette standing upright on the holder's floor, if any."""
         centres = data.xpos[self._cuvette_bodies]
-        off = np.abs(centres - self._seated_centre)
+        off = np.abs(centres - np.array([HOLDER[0], HOLDER[1], DECK_Z + CUVETTE_HALF[1]]))
         upright = data.xmat[self._cuvette_bodies, 8] >= SEATED_TILT_COS
         inside = (off[:, 0] <= SEATED_XY_M) & (off[:, 1] <= SEATED_XY_M) & (off[:, 2] <= SEATED_Z_M) & upright
         found = np.flatnonzero(inside)
@@ -281,6 +280,7 @@ class SpectrophotometerBench(Platform):
     def after_step(self, model: mujoco.MjModel, data: mujoco.MjData) -> None:
         time_s = self._now(data)
         self.in_holder = self.seated(data)
+        blank_was_down = self.down["blank"]
         self._switch_keys(data)
         for key, step in (("lambda_down", -1.0), ("lambda_up", 1.0)):
             if not self.down[key]:
@@ -291,10 +291,7 @@ class SpectrophotometerBench(Platform):
             for _ in range(due - done):
                 self.meter.set_wavelength(self.meter.wavelength + step * self.meter.wavelength_step)
             self._held[key] = (since, due)
-        if not self.down["blank"]:
-            self._held.pop("blank", None)
-        elif "blank" not in self._held:
-            self._held["blank"] = (time_s, 1)
+        if self.down["blank"] and not blank_was_down:
             self.meter.blank(time_s, self.absorbance_in_beam(time_s))
             self.blanks.append((time_s, self.meter.wavelength, self.in_holder))
 
