@@ -55,19 +55,18 @@ class Renderer:
         ``(id, mjtObj type)`` (H×W×2; id -1 where none) and its depth along the viewing axis (m).
         Evaluator-side perception for the levels that grant it; never part of a clean observation."""
         self._place(data, position, rotation)
-        self._renderer.enable_segmentation_rendering()
-        try:
-            self._renderer.update_scene(data, camera=self._camera, scene_option=self._options)
-            segmentation = np.array(self._renderer.render())
-        finally:
-            self._renderer.disable_segmentation_rendering()
-        self._renderer.enable_depth_rendering()
-        try:
-            self._renderer.update_scene(data, camera=self._camera, scene_option=self._options)
-            depth = np.array(self._renderer.render())
-        finally:
-            self._renderer.disable_depth_rendering()
+        segmentation = self._render_in_mode(data, "segmentation")
+        depth = self._render_in_mode(data, "depth")
         return segmentation, depth
+
+    def _render_in_mode(self, data: mujoco.MjData, mode: str) -> np.ndarray:
+        """One frame in ``segmentation`` or ``depth`` mode; the renderer is back to RGB afterwards."""
+        getattr(self._renderer, f"enable_{mode}_rendering")()
+        try:
+            self._renderer.update_scene(data, camera=self._camera, scene_option=self._options)
+            return np.array(self._renderer.render())
+        finally:
+            getattr(self._renderer, f"disable_{mode}_rendering")()
 
     def upload_texture(self, name: str, image: np.ndarray) -> None:
         """Replace the pixels of texture ``name`` (same size and channels) in the model and on the GPU, so
