@@ -93,8 +93,8 @@ class DisplayFace:
         return f'<material name="{self.material}" texture="{self.texture}"/>'
 
     def geom_xml(self, pos: str, euler: str = "0 0 0") -> str:
-        """A thin box at ``pos`` (in its body) turned by ``euler``: the window faces local −y, upright
-        along local +z."""
+        """A thin box at ``pos`` (in its body) turned by ``euler`` (radians, as the scene compiles): the
+        window faces local −y, upright along local +z."""
         return (
             f'<geom name="{self.geom}" type="box" size="{self.width_m / 2!r} {FACE_DEPTH_M} '
             f'{self.height_m / 2!r}" pos="{pos}" euler="{euler}" material="{self.material}" '

@@ -153,7 +153,6 @@ class ThermalBench(Platform):
         self.network.set_test_current("bead", TEST_CURRENT)
         self.setpoint = SETPOINT_RANGE[0]
         self.in_well = False
-        self.presses = 0
         self._steps = 0
         self._ids: dict[str, int] = {}
         self._key_down = [False, False]
@@ -263,7 +262,6 @@ class ThermalBench(Platform):
             depth = -float(data.qpos[self._ids[f"key_{i}"]])
             if not self._key_down[i] and depth >= KEY_PRESSED:
                 self._key_down[i] = True
-                self.presses += 1
                 change = SETPOINT_STEP if i == 1 else -SETPOINT_STEP
                 self.setpoint = min(SETPOINT_RANGE[1], max(SETPOINT_RANGE[0], self.setpoint + change))
             elif self._key_down[i] and depth <= KEY_RELEASED:
