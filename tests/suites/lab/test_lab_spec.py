@@ -115,7 +115,7 @@ def test_the_lab_suite_is_registered_and_refuses_a_level_it_lacks_before_any_epi
 
     lab = get_suite("lab")
     assert lab.task_names()[0] == "hookes_law" and lab.task_info("hookes_law").arms == 1
-    assert lab.protocols == ("T0",) and "lab-reference" in lab.builtin_models()
+    assert lab.protocols == ("T0", "T1", "T2") and "lab-reference" in lab.builtin_models()
     argv = [
         "run",
         "--suite",
@@ -127,5 +127,5 @@ def test_the_lab_suite_is_registered_and_refuses_a_level_it_lacks_before_any_epi
         "--model",
         "actloop/lab-reference",
     ]
-    assert main([*argv, "--protocol", "T1", "--out", str(tmp_path / "out")]) == 2
+    assert main([*argv, "--protocol", "T3", "--out", str(tmp_path / "out")]) == 2
     assert not (tmp_path / "out").exists()

@@ -331,7 +331,7 @@ class LabEnv:
     def part_objects(self) -> dict[str, frozenset[tuple[int, int]]]:
         from actloop.suites.lab.level1 import part_objects
 
-        return part_objects(self._model, [part.name for part in self.spec.parts])
+        return part_objects(self._model, [part.name for part in self.spec.parts], self.platform.drawn_as)
 
     def aim(self, cam: CameraSpec) -> tuple[np.ndarray, np.ndarray]:
         """Set the renderer's camera to ``cam``'s field of view; returns its pose (position, rotation)."""

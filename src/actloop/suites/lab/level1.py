@@ -14,7 +14,7 @@ from __future__ import annotations
 import io
 import itertools
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import mujoco
@@ -41,21 +41,25 @@ GEOM = int(mujoco.mjtObj.mjOBJ_GEOM)
 TENDON = int(mujoco.mjtObj.mjOBJ_TENDON)
 
 
-def part_objects(model: mujoco.MjModel, parts: Iterable[str]) -> dict[str, frozenset[tuple[int, int]]]:
+def part_objects(
+    model: mujoco.MjModel, parts: Iterable[str], drawn_as: Mapping[str, tuple[str, ...]]
+) -> dict[str, frozenset[tuple[int, int]]]:
     """What each named part is drawn with, as ``(mjtObj type, id)``: the geoms whose name, or whose body's
-    name, is the part's name or starts with it followed by ``_``, and the tendons named so (a coil)."""
-
-    def named(name: str, part: str) -> bool:
-        return name == part or name.startswith(part + "_")
-
+    name, is the part's name (or one of its ``drawn_as`` names) or starts with it followed by ``_``, and
+    the tendons named so (a coil)."""
     out = {}
     for part in parts:
+        stems = drawn_as.get(part, (part,))
+
+        def named(name: str, stems: tuple[str, ...] = stems) -> bool:
+            return any(name == stem or name.startswith(stem + "_") for stem in stems)
+
         geoms = {
             (GEOM, g)
             for g in range(model.ngeom)
-            if named(model.geom(g).name, part) or named(model.body(model.geom_bodyid[g]).name, part)
+            if named(model.geom(g).name) or named(model.body(model.geom_bodyid[g]).name)
         }
-        tendons = {(TENDON, t) for t in range(model.ntendon) if named(model.tendon(t).name, part)}
+        tendons = {(TENDON, t) for t in range(model.ntendon) if named(model.tendon(t).name)}
         out[part] = frozenset(geoms | tendons)
     return out
 

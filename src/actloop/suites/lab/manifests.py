@@ -52,21 +52,26 @@ def load(experiment: str, directory: Path = MANIFEST_DIR) -> InstanceManifest:
 
 
 def verify_instance(experiment: str, seed: int) -> dict[str, Any]:
-    """Run the reference experimenter on one instance through the public client over HTTP and score it."""
+    """Run the reference experimenter on one instance through the public client over HTTP and score it.
+    A reference that raises is scored as it stands (it did not submit) and its error kept, so one failing
+    instance is rejected without stopping the screen."""
     from actloop.suites.lab.env import LabEnv
     from actloop.suites.lab.reference import reference
     from actloop.suites.lab.server import serving
     from actloop.suites.lab.workspace_files import load_client
 
     env = LabEnv(experiment, seed)
+    failure = None
     with serving(env) as server:
         lab = load_client().Lab(server.url, server.token)
         try:
             reference(experiment)(lab, dict(env.instance.public))
+        except Exception as err:  # the reference failed on this instance: reject it, say why
+            failure = f"{type(err).__name__}: {err}"
         finally:
             lab.close()
     score, _ = env.score()
-    return {
+    entry = {
         "seed": seed,
         "instance_id": env.instance.instance_id,
         "success": score.success,
@@ -74,6 +79,7 @@ def verify_instance(experiment: str, seed: int) -> dict[str, Any]:
         "stop_stage": score.stop_stage,
         "sim_time_s": round(env.clock.time_s, 3),
     }
+    return {**entry, "failure": failure} if failure else entry
 
 
 def screen(experiment: str, released: int = RELEASED, log: Any = None) -> InstanceManifest:

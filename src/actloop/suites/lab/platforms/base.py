@@ -5,6 +5,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import ClassVar
 
 import mujoco
 import numpy as np
@@ -26,6 +27,10 @@ class ReadingSite:
 class Platform(ABC):
     """An apparatus on the bench, built for one instance: its MJCF bodies, its printed textures, and the
     hooks the bench calls as the physics advances (models MuJoCo does not have, instruments)."""
+
+    drawn_as: ClassVar[dict[str, tuple[str, ...]]] = {}
+    """Card parts whose bodies and geoms carry other names: part -> those names (a part is otherwise drawn
+    by the bodies and geoms named after it)."""
 
     @abstractmethod
     def bodies_xml(self) -> str:

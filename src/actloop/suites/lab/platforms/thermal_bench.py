@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from typing import ClassVar
 
 import mujoco
 import numpy as np
@@ -136,6 +137,8 @@ def well_xml(name: str, centre: tuple[float, float], half: tuple[float, float, f
 
 class ThermalBench(Platform):
     """The apparatus of one thermistor instance (see the module docstring)."""
+
+    drawn_as: ClassVar[dict[str, tuple[str, ...]]] = {"heater_switch": ("rocker",), "setpoint_keys": ("key",)}
 
     def __init__(self, b_constant: float, r25: float, room_c: float) -> None:
         self.b_constant = b_constant
