@@ -13,6 +13,9 @@ from PIL import Image, ImageDraw
 
 GLYPH_SIZE = (8, 12)
 """Width and height (px) every digit is resampled to before it is compared."""
+EDGE_PX = 2
+"""A mark may start this many pixels inside the face's edge: the edge pixel blends the face with what lies
+beyond it."""
 
 
 @dataclass(frozen=True)
@@ -60,8 +63,10 @@ def pointer_row(image: np.ndarray, left: int) -> float:
 def marks(image: np.ndarray, left: int, right: int) -> list[tuple[float, int]]:
     """(row, length in px) of every printed mark, measured from the ruler's left edge."""
     face = _rgb(image[:, left:right])
-    dark = face.sum(axis=2) < 250
-    lengths = [int(np.argmin(row)) if not row.all() else row.size for row in dark[:, :50]]
+    shade = face.sum(axis=2)
+    grey = np.abs(face[..., 0] - face[..., 2]) < 60  # print is black; the red pointer is not a mark
+    dark = (shade < 0.6 * float(np.median(shade))) & grey  # ink, or a mark blended into its pixel
+    lengths = [_mark_length(row) for row in dark[:, :50]]
     found: list[tuple[float, int]] = []
     run: list[int] = []
     for y, length in enumerate([*lengths, 0]):
@@ -71,6 +76,15 @@ def marks(image: np.ndarray, left: int, right: int) -> list[tuple[float, int]]:
             found.append((float(np.mean(run)), max(lengths[r] for r in run)))
             run = []
     return found
+
+
+def _mark_length(dark: np.ndarray) -> int:
+    """How far a dark run starting within EDGE_PX of the edge reaches into the face (0 without one)."""
+    start = next((i for i in range(EDGE_PX + 1) if dark[i]), None)
+    if start is None:
+        return 0
+    rest = dark[start:]
+    return start + (int(np.argmin(rest)) if not rest.all() else rest.size)
 
 
 @cache
@@ -84,9 +98,19 @@ def templates() -> dict[int, np.ndarray]:
     return out
 
 
-def _normalised(ink: np.ndarray) -> np.ndarray:
+def _match(glyph: np.ndarray) -> int:
+    """The digit whose printed shape correlates best with ``glyph``, allowing the glyph's box to be a
+    pixel off either way (a stray pixel at its edge)."""
+    shifted = [np.roll(glyph, (dy, dx), axis=(0, 1)) for dy in (-1, 0, 1) for dx in (-1, 0, 1)]
+    return max(templates(), key=lambda d: max(float((templates()[d] * g).sum()) for g in shifted))
+
+
+def _normalised(ink: np.ndarray, shade: np.ndarray | None = None) -> np.ndarray:
+    """A glyph's ``shade`` (how dark each pixel is, 0 to 1; ``ink`` itself if None) cropped to its ink,
+    resampled to GLYPH_SIZE, zero mean and unit norm."""
     ys, xs = np.nonzero(ink)
-    crop = ink[ys.min() : ys.max() + 1, xs.min() : xs.max() + 1].astype(np.uint8) * 255
+    shade = ink if shade is None else shade
+    crop = (np.clip(shade[ys.min() : ys.max() + 1, xs.min() : xs.max() + 1], 0, 1) * 255).astype(np.uint8)
     glyph = np.asarray(Image.fromarray(crop).resize(GLYPH_SIZE, Image.Resampling.BILINEAR)).astype(float)
     glyph -= glyph.mean()
     return glyph / (np.linalg.norm(glyph) or 1.0)
@@ -95,19 +119,21 @@ def _normalised(ink: np.ndarray) -> np.ndarray:
 def read_number(image: np.ndarray, row: float, column: int, height: int) -> int:
     """The number printed right of a centimetre mark: its digits left to right, each matched to the
     printer's digit shapes."""
-    top, bottom = int(row - height), int(row + height + 1)
+    top, bottom = int(row - 2 * height), int(row + 2 * height + 1)
     rgb = _rgb(image[max(0, top) : bottom, column : column + 6 * height])
     patch = rgb.sum(axis=2)
     grey = np.abs(rgb[..., 0] - rgb[..., 2]) < 60  # print is black; the red pointer is not ink
-    ink = (patch < 0.83 * float(np.median(patch))) & grey  # darker than the cream face by a sixth
+    face = float(np.median(patch))
+    ink = (patch < 0.83 * face) & grey  # darker than the cream face by a sixth
+    shade = np.where(grey, 1.0 - patch / face, 0.0) * 1.5
     columns = ink.any(axis=0).tolist()
     digits, start = [], None
     for x, inked in enumerate([*columns, False]):
         if inked and start is None:
             start = x
         elif not inked and start is not None:
-            glyph = _normalised(ink[:, start:x])
-            digits.append(max(templates(), key=lambda d: float((templates()[d] * glyph).sum())))
+            glyph = _normalised(ink[:, start:x], shade[:, start:x])
+            digits.append(_match(glyph))
             start = None
     if not digits:
         raise ValueError("no number beside the centimetre mark")
