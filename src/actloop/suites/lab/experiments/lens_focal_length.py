@@ -1,10 +1,10 @@
 """#11 Lens focal length: the focal length of a converging lens from focused images on the optical rail.
 
-A lamp at the rail's left end lights a slide (the object); a lens stands in a stand in front of the rail;
-a carriage with a holder and a translucent screen on its own carriage slide on the rail. Hidden: the focal
-length and the offset of the rail scale's printed zero. Readings are index-mark positions on the scale,
-taken while the lens is seated in the holder and the slide's image on the screen is in focus (its blur
-circle no larger than a close-up camera resolves).
+A lamp at the rail's left end lights a slide (the object); a lens stands in a stand beside the rail's right
+end; a carriage with a holder and a translucent screen on its own carriage slide on the rail. Hidden: the
+focal length and the offset of the rail scale's printed zero. Readings are index-mark positions on the
+scale, taken while the lens is seated in the holder and the slide's image on the screen is in focus (its
+blur circle no larger than a close-up camera resolves).
 """
 
 from __future__ import annotations
@@ -52,11 +52,11 @@ SPEC = specify(
             restore="fixed",
         ),
         Part("lens", "a converging lens in a frame with a grip on top; stands in the lens stand"),
-        Part("lens_stand", "holds the lens in front of the rail", restore="fixed"),
+        Part("lens_stand", "holds the lens beside the right end of the rail", restore="fixed"),
         Part(
             "lens_carriage",
-            "slides on the rail; a lens set in its holder is seated with its centre on the optical axis "
-            "above the index mark (lens_index)",
+            "slides on the rail, pushed or pulled by the grip block in front of it; a lens set in its holder "
+            "is seated with its centre on the optical axis above the index mark (lens_index)",
             restore="any",
         ),
         Part(
@@ -70,13 +70,12 @@ SPEC = specify(
         "A reading is the position of an index mark (object_index, lens_index or screen_index) on the rail's "
         "scale, in mm, taken while the lens is seated in the lens carriage's holder and the image of the "
         "slide on the screen is in focus.",
-        "Put the lens back in the lens stand before submitting.",
     ),
 )
 
 FOCUS_BLUR_M = 0.0005
-"""The image is in focus while its blur circle is at most 0.5 mm across: two pixels of a camera 14 cm from
-the screen, where the slide's 2.5 mm squares are sharp-edged."""
+"""The image is in focus while its blur circle is at most 0.5 mm across: about two pixels of a camera 14 cm
+from the screen, to which the slide's 2.5 mm squares then look sharp-edged."""
 FOCUSED = "lens seated and image in focus"
 L2_HOLD_S = 1.0
 INDEXES = ("object_index", "lens_index", "screen_index")

@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import ClassVar
 
 import mujoco
 import numpy as np
@@ -31,7 +32,7 @@ from actloop.suites.lab.physics.optics import Rail, ThinLens
 from actloop.suites.lab.platforms.base import Platform, ReadingSite
 from actloop.suites.lab.platforms.spring_stand import MARK_CENTRE_M, ruler_texture
 
-RAIL_Y = 0.05
+RAIL_Y = 0.0
 RAIL_TOP = TABLE_TOP_Z + 0.16
 """The rail stands on two narrow feet at its ends, high enough that a hand can sit under the level of its
 scale while the wrist camera above it reads the scale."""
@@ -180,6 +181,11 @@ def _pointer_xml(name: str, x: float, z_top: float) -> str:
 class OpticalRail(Platform):
     """The optical rail of one instance (see the module docstring): the lamp and its slide, ``lenses`` in
     their stands, ``carriages`` with holders, and the screen carriage."""
+
+    drawn_as: ClassVar[dict[str, tuple[str, ...]]] = {
+        "scale": ("rail_scale",),
+        "lens": ("lens_frame", "lens_glass", "lens_stem"),
+    }
 
     def __init__(
         self, lenses: tuple[Lens, ...], carriages: tuple[Carriage, ...], scale_offset: float

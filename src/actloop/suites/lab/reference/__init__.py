@@ -14,7 +14,13 @@ Solver = Callable[[Any, dict[str, float]], dict[str, Any]]
 
 def reference(experiment: str) -> Solver:
     """The reference experimenter of ``experiment``."""
-    from actloop.suites.lab.reference import black_box_resistor, dye_absorptivity, hookes_law, thermistor_b
+    from actloop.suites.lab.reference import (
+        black_box_resistor,
+        dye_absorptivity,
+        hookes_law,
+        lens_focal_length,
+        thermistor_b,
+    )
 
     solvers: dict[str, Solver] = {
         "hookes_law": lambda lab, public: hookes_law.solve(lab, public["weight_mass"]),
@@ -23,6 +29,7 @@ def reference(experiment: str) -> Solver:
         ),
         "dye_absorptivity": lambda lab, public: dye_absorptivity.solve(lab, public["stock_concentration"]),
         "thermistor_b": lambda lab, public: thermistor_b.solve(lab),
+        "lens_focal_length": lambda lab, public: lens_focal_length.solve(lab),
     }
     if experiment not in solvers:
         raise KeyError(f"no reference experimenter for {experiment!r}")

@@ -5,7 +5,7 @@ block to a first distance from the slide; it holds the screen by the post behind
 back through the wrist camera, and drags the screen along the rail to find the sharpest image (gradient
 energy, coarse steps then fine ones, the focus taken midway between the half-maximum crossings); it lets
 go and reads the object, lens and screen index marks on the rail's scale from level close-ups. From the
-first focal length it sets the lens at 2f and 1.5f from the slide and focuses again, averages
+first focal length it sets the lens at 2.5f and 2f from the slide and focuses again, averages
 f = uv / (u + v) over the three, puts the lens back in its stand and submits with the readings.
 
 What it knows besides the card is the bench's visible layout (where the rail, its scale, the lamp, the
@@ -33,7 +33,7 @@ AXIS_Z = 1.07
 LENS_HALF = 0.025
 GRIP_ABOVE_CENTRE = 0.037
 """Where the fingers close on the lens's grip, above the lens's centre."""
-RAIL_Y = 0.05
+RAIL_Y = 0.0
 KNOB_Y = RAIL_Y - 0.07
 KNOB_Z = 0.935
 """The lens carriage's grip block in front of the rail (where the fingers close on it)."""
@@ -45,7 +45,7 @@ POST_GRIP_Z = AXIS_Z - 0.09
 GC_OFFSET = 0.1034
 WRIST_UP_M = 0.09
 VIEW_DISTANCE = 0.11
-SAFE_Z = 1.26
+SAFE_Z = 1.24
 CARRY_Y = -0.15
 """Carried, the lens goes round the screen in front of the rail."""
 FRONT_Y = -0.22
@@ -80,6 +80,8 @@ def focus(samples: list[tuple[float, float]]) -> float:
     xs = [x for x, _ in samples]
     ms = [m for _, m in samples]
     peak = int(np.argmax(ms))
+    if ms[peak] <= 0.0:
+        raise RuntimeError("no image on the screen")
     half = ms[peak] / 2
 
     def crossing(step: int) -> float:
@@ -263,7 +265,7 @@ def solve(lab: Client) -> dict[str, Any]:
         citations.append({"observation_id": seen_screen, "instrument": "screen_index", "value": screen_mm})
         u_mm, v_mm = lens_mm - object_mm, screen_mm - lens_mm
         estimates.append(u_mm * v_mm / (u_mm + v_mm) / 1000.0)
-        u = (2.0, 1.5)[k] * estimates[0] if k < 2 else u
+        u = (2.5, 2.0)[k] * estimates[0] if k < 2 else u
     me.stand_lens()
     f = sum(estimates) / len(estimates)
     if not math.isfinite(f):
