@@ -51,18 +51,17 @@ FACES = {
 }
 GC_OFFSET = 0.1034
 """Hand control frame to the centre of the finger pads, along the approach axis."""
+PAD_HALF = 0.012
+"""The fingertips reach this far beyond the pads' centre."""
 PRESS = quaternion((0.0, 0.0, -1.0), (-1.0, 0.0, 0.0))
 """Fingertips down, palm side away from the robot: the wrist camera looks down on the LCDs behind the
 keys while a fingertip presses one."""
 GRIP_BELOW_TOP = 0.012
 SAFE_Z = 1.0
-FRONT_Y = -0.25
 HOVER_M = 0.006
 PRESS_DEPTH_M = 0.0045
 REFRESH_S = 0.5
 PRESS_S = 0.12
-
-
 REPEAT_DELAY_S = 0.5
 REPEAT_S = 0.05
 """A held wavelength key repeats after 0.5 s, then every 0.05 s (from the card)."""
@@ -98,7 +97,7 @@ class Experimenter:
         """Joint angles with the fingertips just above ``key`` or pressing it (solved once each)."""
         if (key, str(pressed)) not in self._poses:
             x, y = KEYS[key]
-            z = KEY_TOP_Z + (-PRESS_DEPTH_M if pressed else HOVER_M) + GC_OFFSET + 0.012
+            z = KEY_TOP_Z + (-PRESS_DEPTH_M if pressed else HOVER_M) + GC_OFFSET + PAD_HALF
             solved = self.lab.ik([x, y, z], PRESS)
             self._poses[key, str(pressed)] = np.array(solved["joints"])
         return self._poses[key, str(pressed)]
@@ -108,7 +107,7 @@ class Experimenter:
         x, y = KEYS[key]
         self.lab.gripper(0.0)
         self.arm.line([x, y - 0.04, SAFE_Z], PRESS)
-        self.arm.line([x, y, KEY_TOP_Z + HOVER_M + GC_OFFSET + 0.012], PRESS)
+        self.arm.line([x, y, KEY_TOP_Z + HOVER_M + GC_OFFSET + PAD_HALF], PRESS)
         self.arm.joints_to(self._key_pose(key, False))
 
     def _ease(self, target: np.ndarray, seconds: float = PRESS_S) -> None:
