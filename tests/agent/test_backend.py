@@ -67,7 +67,7 @@ def test_replay_model_indexes_by_assistant_turns(tmp_path: Path) -> None:
 
 
 def test_model_names_and_args_are_checked(tmp_path: Path) -> None:
-    with pytest.raises(ConfigError, match="choose one of: baseline, replay"):
+    with pytest.raises(ConfigError, match="choose one of: baseline, lab-reference, replay"):
         get_model("actloop/oracle", memoize=False)
     with pytest.raises(ConfigError, match="decisions=PATH"):
         get_model("actloop/replay", memoize=False)
