@@ -19,7 +19,9 @@ Method
    it gives the millimetres.  Which centimetre a tick is comes from geometry: one look at the ruler's
    lower end places its 0 mark in the world, and every tick of a later image is placed in the world
    through the calibrated wrist camera (its depth from the tick spacing).  A reading counts only when
-   five looks over a quarter of a second agree to 0.04 mm: the tray is at rest, the robot away.
+   the tray is at rest: five looks 0.2 s apart agree (height to 0.03 mm, sideways position of the
+   pointer to 0.3 px), and agree again after 4 s more (the weights settle a little after the pointer
+   looks still); the robot is kept clear of the tray meanwhile.
 3. Loads.  The weights are carried one at a time from the rack to the corners of a small square on
    the tray, and a reading is taken at 0, 1, ..., 4 weights.  A straight-line fit of the reading
    against the load (m g per weight, m from the card) gives the extension per newton: k = 1 / slope.
@@ -62,8 +64,10 @@ N_LOADS = 4                 # weights put on the tray: readings at 0, 1, ..., N_
 SAFE_Z = 1.20               # hand height for crossing over the bench
 READ_DISTANCE = 0.15        # wrist camera to ruler, m
 SETTLE_LOOKS = 5            # looks that must agree before a reading counts...
-SETTLE_INTERVAL_S = 0.06    # ...taken this far apart...
-SETTLE_SPREAD_MM = 0.04     # ...and agreeing this closely
+SETTLE_INTERVAL_S = 0.2     # ...taken this far apart...
+SETTLE_SPREAD_MM = 0.03     # ...and agreeing this closely (the pointer's height on the scale)...
+SETTLE_SPREAD_PX = 0.3      # ...and this closely (the pointer's sideways position in the image);
+SETTLE_MORE_S = 4.0         # then a further wait, and the same again, before the reading counts
 HOME = np.array([0.0, -0.785, 0.0, -2.356, 0.0, 1.571, 0.785])
 
 # Hand orientations as (w, x, y, z).  The hand frame: x along the fingers, y the closing direction,
@@ -229,6 +233,7 @@ class RulerView:
     ticks_v: np.ndarray      # image rows of the centimetre ticks, top to bottom
     ticks_z: np.ndarray      # their heights in the world
     pointer_v: float | None  # image row of the pointer's centre line, if it is on the ruler
+    pointer_u: float | None  # mean image column of the pointer (it shifts if the tray sways)
     bottom_v: float | None   # image row of the ruler's lower end, if in view
 
 
@@ -252,12 +257,14 @@ def parse_ruler(im: np.ndarray, cam: Camera) -> RulerView:
     red = red_mask(im[:, left: left + int(0.2 * width)]).sum(1)
     red_rows = np.nonzero(red >= 3)[0]
     pointer_v = float((red_rows * red[red_rows]).sum() / red[red_rows].sum()) + 0.5 if len(red_rows) else None
+    reds = np.nonzero(red_mask(im))[1]
+    pointer_u = float(reds.mean()) if len(reds) else None
     ticks_z = np.array([])
     if len(ticks_v) >= 2:
         depth = cam.fy * 0.01 / np.median(np.diff(ticks_v))   # ticks are 1 cm apart
         u = left + 0.3 * width
         ticks_z = np.array([cam.point_at_depth((u, v), depth)[2] for v in ticks_v])
-    return RulerView(ticks_v, ticks_z, pointer_v, bottom_v)
+    return RulerView(ticks_v, ticks_z, pointer_v, pointer_u, bottom_v)
 
 
 def reading_mm(view: RulerView, zero_z: float) -> float:
@@ -578,20 +585,30 @@ class Experiment:
         self.log(f"ruler: 0 mark at z {self.zero_z:.4f}")
 
     def take_reading(self, load: int, camera_z: float) -> None:
-        """Level the camera with the pointer, wait for the tray to be at rest, record the reading."""
+        """Level the camera with the pointer, wait for the tray to be at rest, record the reading.
+
+        At rest: the pointer neither bobs nor sways over five looks; then, since the tray and the
+        weights on it can keep moving a little after that (the bench said so when readings were taken
+        at once), a further ``SETTLE_MORE_S`` and the same test again."""
         self.reading_pose(camera_z)
-        recent: list[float] = []
-        levelled = 0
-        for _ in range(200):
+        recent: list[tuple[float, float]] = []
+        levelled, waited = 0, False
+        for _ in range(150):
             seen, im, cam = self.look()
-            value = reading_mm(parse_ruler(im, cam), self.zero_z)
+            view = parse_ruler(im, cam)
+            value = reading_mm(view, self.zero_z)
             pointer_z = self.zero_z + value / 1000.0
             if abs(cam.position[2] - pointer_z) > 0.001 and levelled < 3:
                 self.reading_pose(pointer_z)
                 recent, levelled = [], levelled + 1
                 continue
-            recent = (recent + [value])[-SETTLE_LOOKS:]
-            if len(recent) == SETTLE_LOOKS and max(recent) - min(recent) < SETTLE_SPREAD_MM:
+            recent = (recent + [(value, view.pointer_u or 0.0)])[-SETTLE_LOOKS:]
+            spread = np.ptp(np.array(recent), axis=0)
+            if len(recent) == SETTLE_LOOKS and spread[0] < SETTLE_SPREAD_MM and spread[1] < SETTLE_SPREAD_PX:
+                if not waited:
+                    self.lab.wait(SETTLE_MORE_S)
+                    recent, waited = [], True
+                    continue
                 self.readings.append({"load": load, "value": round(value, 2),
                                       "observation_id": seen["observation_id"]})
                 self.last_reading = round(value, 2)
