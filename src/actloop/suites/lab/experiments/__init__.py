@@ -28,7 +28,13 @@ class Experiment:
 
 
 def _registry() -> dict[str, Experiment]:
-    from actloop.suites.lab.experiments import black_box_resistor, dye_absorptivity, hookes_law, thermistor_b
+    from actloop.suites.lab.experiments import (
+        black_box_resistor,
+        dye_absorptivity,
+        hookes_law,
+        lens_focal_length,
+        thermistor_b,
+    )
 
     return {
         e.spec.key: e
@@ -37,6 +43,7 @@ def _registry() -> dict[str, Experiment]:
             black_box_resistor.EXPERIMENT,
             thermistor_b.EXPERIMENT,
             dye_absorptivity.EXPERIMENT,
+            lens_focal_length.EXPERIMENT,
         )
     }
 

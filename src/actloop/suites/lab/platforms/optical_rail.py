@@ -104,7 +104,7 @@ class Carriage:
 
 @dataclass(frozen=True)
 class Lens:
-    """A lens in its stand in front of the rail: its name, focal length (m) and the stand's x."""
+    """A lens that starts in its own stand: its name, focal length (m) and the stand's x."""
 
     name: str
     focal_length: float
