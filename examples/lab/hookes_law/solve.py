@@ -551,20 +551,26 @@ class Experiment:
 
     # ---------------------------------------------------------------- readings
     def reading_pose(self, camera_z: float) -> None:
-        """The wrist camera ``READ_DISTANCE`` in front of the ruler at height ``camera_z``."""
+        """The wrist camera ``READ_DISTANCE`` in front of the ruler at height ``camera_z``.
+
+        The hand may tilt a little under its own weight, and the camera sits 9 cm from the hand, so
+        the camera's own height is checked and the hand moved again until it is right."""
         r = self.survey.ruler
         offset = quat_matrix(Q_LOOK) @ self.mount
         x = r[0] + 0.045 - offset[0]
         y_read, y_back = r[1] - READ_DISTANCE - offset[1], r[1] - READ_DISTANCE - 0.1
         z = camera_z - offset[2]
         here = self.robot.hand()
-        if abs(here[1] - y_read) < 0.01 and abs(here[2] - z) < 0.02:   # a small correction in place
+        if abs(here[1] - y_read) > 0.01 or abs(here[2] - z) > 0.02:
+            if here[1] > y_back + 0.05:
+                self.robot.move_to([x, y_back, here[2]], Q_LOOK)
+            self.robot.move_to([x, y_back, z], Q_LOOK)
+        for _ in range(4):
             self.robot.move_to([x, y_read, z], Q_LOOK, speed=0.1, tolerance=0.0005)
-            return
-        if here[1] > y_back + 0.05:
-            self.robot.move_to([x, y_back, here[2]], Q_LOOK)
-        self.robot.move_to([x, y_back, z], Q_LOOK)
-        self.robot.move_to([x, y_read, z], Q_LOOK, speed=0.2, tolerance=0.0005)
+            error = camera_z - wrist_camera(self.cal, self.robot.state()).position[2]
+            if abs(error) < 0.0003:
+                break
+            z += error
 
     def leave_ruler(self, quat: list[float]) -> None:
         here = self.robot.hand()
