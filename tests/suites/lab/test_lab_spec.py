@@ -129,3 +129,14 @@ def test_the_lab_suite_is_registered_and_refuses_a_level_it_lacks_before_any_epi
     ]
     assert main([*argv, "--protocol", "T3", "--out", str(tmp_path / "out")]) == 2
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("key", experiment_keys())
+def test_the_card_lists_every_instrument_with_its_unit_resolution_and_readable_size(key: str) -> None:
+    chosen = experiment(key)
+    instance = draw(chosen.spec, 1)
+    instruments = chosen.platform(instance).instruments()
+    card = task_card(chosen.spec, instance, instruments)
+    for spec in instruments:
+        line = next(line for line in card.splitlines() if line.startswith(f"- **{spec.name}** ({spec.unit})"))
+        assert f"within {spec.resolution:g} {spec.unit}" in line and " px " in line

@@ -7,7 +7,10 @@ submission) and nothing else: no method, no hidden value, no seed.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from actloop.suites.lab.instance import Instance
+from actloop.suites.lab.instruments import DigitalDisplay, InstrumentSpec
 from actloop.suites.lab.spec import ExperimentSpec, Part
 
 RESTORE_TEXT = {
@@ -25,8 +28,23 @@ def _restore_rules(parts: tuple[Part, ...]) -> list[str]:
     return rules
 
 
-def task_card(spec: ExperimentSpec, instance: Instance) -> str:
-    """The card of ``instance`` as Markdown."""
+def _instrument_line(spec: InstrumentSpec) -> str:
+    display = spec.display
+    if isinstance(display, DigitalDisplay):
+        shows = f"a digital display with {display.decimals} decimals, updated {spec.refresh_hz:g} times a s"
+        readable = f"its digits are at least {display.min_digit_px:g} px tall"
+    else:
+        shows = f"a scale graduated every {display.graduation:g} {spec.unit}"
+        readable = f"its graduations are at least {display.min_graduation_px:g} px apart"
+    within = f"{spec.resolution:g} {spec.unit}"
+    return (
+        f"- **{spec.name}** ({spec.unit}): {shows}; a cited value counts within {within} of what it showed, "
+        f"from an image in which {readable} and nothing hides it"
+    )
+
+
+def task_card(spec: ExperimentSpec, instance: Instance, instruments: Sequence[InstrumentSpec] = ()) -> str:
+    """The card of ``instance`` as Markdown, with the bench's ``instruments``."""
     if instance.experiment != spec.key:
         raise ValueError(f"instance of {instance.experiment} given for {spec.key}")
     lines = [f"# {spec.title}", "", "## Objective", spec.question, ""]
@@ -40,6 +58,9 @@ def task_card(spec: ExperimentSpec, instance: Instance) -> str:
             lines.append(f"- {p.description} (`{p.name}`): {instance.public[p.name]:.6g} {p.unit}".rstrip())
     lines += ["", "## Apparatus"]
     lines += [f"- **{part.name}**: {part.function}" for part in spec.parts]
+    if instruments:
+        lines += ["", "## Instruments (cite readings by these names, in these units)"]
+        lines += [_instrument_line(spec) for spec in instruments]
     lines += ["", "## Rules"]
     lines.append(f"- Evidence: cite the readings your result rests on; the run must contain {spec.evidence}.")
     lines += [f"- {rule}" for rule in spec.rules]

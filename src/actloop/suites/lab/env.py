@@ -27,7 +27,7 @@ from actloop.control.ik import ArmIK
 from actloop.errors import ActloopError, EnvError
 from actloop.sim.arm import ArmHandle
 from actloop.sim.render import Renderer, encode_png
-from actloop.sim.robot import FINGER_TRAVEL, PANDA_LINKS
+from actloop.sim.robot import FINGER_TRAVEL, GC_OFFSET, PANDA_LINKS
 from actloop.sim.scene import RIGHT_ARM, SceneConfig, scene_xml
 from actloop.sim.world import World
 from actloop.suites.lab.cameras import (
@@ -64,6 +64,11 @@ CAMERAS = (
     CameraSpec("wrist", WRIST_FOVY_DEG),
 )
 JOINT_LIMITS = tuple(limits for _, _, limits in PANDA_LINKS)
+PAD_HALF_LENGTH_M = 0.012
+"""The finger pads reach this far past their centre along the approach axis."""
+PALM_CENTRE_M = 0.035
+PALM_HALF_SIZE_M = (0.022, 0.1, 0.025)
+"""The palm as a box in the hand frame: its centre along the approach axis and its half sizes."""
 
 
 class LabRequestError(ActloopError):
@@ -177,6 +182,11 @@ class LabEnv:
             "max_joint_speed_rad_s": list(MAX_JOINT_SPEED),
             "gripper_max_width_m": 2 * FINGER_TRAVEL,
             "hand_frame": "x approach (towards the fingertips), y finger-closing, z palm side",
+            "finger_pad_centre_in_hand_m": [GC_OFFSET, 0.0, 0.0],
+            "fingertips_in_hand_m": [GC_OFFSET + PAD_HALF_LENGTH_M, 0.0, 0.0],
+            "palm_box_in_hand_m": {"centre": [PALM_CENTRE_M, 0.0, 0.0], "half_size": list(PALM_HALF_SIZE_M)},
+            "ik": "solved from the current joint angles; the nearest solution it converges to, within limits",
+            "tracking": "joints follow their targets through position servos and lag under load or contact",
         }
         return {**calibration(CAMERAS), "robot": robot}
 
@@ -246,8 +256,9 @@ class LabEnv:
         rotation = self.rotation_of(quaternion)
         data = self._world.data
         result = self._ik.solve(data.qpos.copy(), np.array(target), rotation, self._arm.joint_positions(data))
+        lows, highs = zip(*JOINT_LIMITS, strict=True)
         return {
-            "joints": [float(x) for x in result.q],
+            "joints": [float(x) for x in np.clip(result.q, lows, highs)],
             "converged": result.converged,
             "position_error_m": float(result.position_error),
             "rotation_error_rad": float(result.rotation_error),

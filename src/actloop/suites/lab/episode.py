@@ -74,7 +74,8 @@ def served_episode(
         raise ConfigError("the record's directory must lie outside the workspace: the agent must not read it")
     env = LabEnv(experiment, seed, level=level)
     with serving(env) as server:
-        write_workspace(workspace, task_card(env.spec, env.instance), server.url, server.token, level)
+        card = task_card(env.spec, env.instance, env.platform.instruments())
+        write_workspace(workspace, card, server.url, server.token, level)
         yield ServedEpisode(env, server, workspace)
 
 

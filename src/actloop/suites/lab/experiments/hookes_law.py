@@ -61,8 +61,8 @@ SPEC = specify(
         Part("ruler", "a vertical scale graduated in millimetres beside the pointer", restore="fixed"),
     ),
     rules=(
-        "A reading is the pointer's position on the ruler, taken with the tray at rest and untouched "
-        "by the robot.",
+        "A reading is the pointer's position on the ruler, taken with the tray at rest (moving slower than "
+        "0.2 mm/s for at least 0.5 s) and neither it nor its load touched by the robot.",
         "Cite readings at four or more different loads.",
     ),
 )

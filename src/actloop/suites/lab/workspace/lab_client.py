@@ -7,7 +7,7 @@
     lab.gripper(0.08)                # finger opening in metres (0 closes)
     lab.ik([x, y, z], [w, qx, qy, qz])  # joint angles for a hand pose; the robot does not move
     lab.wait(2.0)                    # let simulated time pass
-    lab.submit({"k": 31.2}, [{"observation_id": 12, "instrument": "ruler", "value": 103.5}])
+    lab.submit({"k": 31.2}, [{"observation_id": "3f9a01c2-12", "instrument": "ruler", "value": 103.5}])
 
 Every call returns plain JSON values. A refused call raises LabError with the server's explanation and
 changes nothing; once the result is submitted or the time budget is spent, calls raise EpisodeOver.
