@@ -11,8 +11,7 @@ import pytest
 
 import actloop.suites.lab.reference as reference_package
 from actloop.suites.lab.env import LabEnv
-from actloop.suites.lab.reference.hookes_law import GC_OFFSET
-from actloop.suites.lab.reference.motion import DOWN, Arm, quaternion
+from actloop.suites.lab.reference.motion import DOWN, GC_OFFSET, Arm, quaternion
 from actloop.suites.lab.server import serving
 from actloop.suites.lab.workspace_files import load_client
 
@@ -58,3 +57,8 @@ def test_a_weight_is_carried_from_the_rack_to_the_tray_through_the_client() -> N
         assert env.evaluator.loads[-1][1] == 1  # the tray carries the weight
         assert env.evaluator.acted
         lab.close()
+
+
+def test_the_references_pad_offset_is_the_published_one() -> None:
+    robot = LabEnv("hookes_law", 1, render=False).calibration()["robot"]
+    assert robot["finger_pad_centre_in_hand_m"] == pytest.approx([GC_OFFSET, 0.0, 0.0], abs=1e-12)

@@ -20,7 +20,7 @@ import numpy as np
 from PIL import Image
 
 from actloop.suites.lab.reference.display import Camera, project, read_display, window_corners
-from actloop.suites.lab.reference.motion import Arm, Client, quaternion
+from actloop.suites.lab.reference.motion import GC_OFFSET, Arm, Client, quaternion
 
 TABLE_Z = 0.74
 BOARD_Z = 0.752
@@ -37,8 +37,6 @@ LCDS = {"voltmeter": ((0.0, 0.085), 6), "ammeter": ((0.115, 0.085), 7)}
 """Each meter's LCD window centre and character cells."""
 LCD_Z = 0.7701
 LCD_SIZE = (0.07, 0.02)
-GC_OFFSET = 0.1034
-"""Hand control frame to the centre of the finger pads, along the approach axis."""
 PAD_HALF = 0.012
 WRIST_BACK_M = 0.09
 """The wrist camera sits this far along the palm side of the hand frame."""

@@ -23,7 +23,7 @@ import numpy as np
 from PIL import Image
 
 from actloop.suites.lab.reference.display import Camera, project, read_display, window_corners
-from actloop.suites.lab.reference.motion import Arm, Client, quaternion
+from actloop.suites.lab.reference.motion import GC_OFFSET, Arm, Client, quaternion
 
 TABLE_Z = 0.74
 DECK_Z = 0.83
@@ -49,8 +49,6 @@ FACES = {
     "wavelength": Face((-0.06, 0.11, DECK_Z + 0.0021), 3 * 0.55 * 0.016, 0.016, 3),
     "absorbance": Face((-0.06, 0.085, DECK_Z + 0.0021), 5 * 0.55 * 0.016, 0.016, 5),
 }
-GC_OFFSET = 0.1034
-"""Hand control frame to the centre of the finger pads, along the approach axis."""
 PAD_HALF = 0.012
 """The fingertips reach this far beyond the pads' centre."""
 PRESS = quaternion((0.0, 0.0, -1.0), (-1.0, 0.0, 0.0))

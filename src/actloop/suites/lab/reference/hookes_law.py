@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 from PIL import Image
 
-from actloop.suites.lab.reference.motion import Arm, Client, quaternion
+from actloop.suites.lab.reference.motion import GC_OFFSET, Arm, Client, quaternion
 from actloop.suites.lab.reference.ruler import read_ruler
 
 G = 9.81
@@ -32,8 +32,6 @@ RULER_FACE = (0.062, 0.0969)
 WEIGHT_HEIGHT = 0.024
 POINTER_ABOVE_PLATE = 0.018
 """The pointer crosses the ruler this far above the tray plate's top."""
-GC_OFFSET = 0.1034
-"""Hand control frame to the centre of the finger pads, along the approach axis."""
 WRIST_UP_M = 0.09
 """The wrist camera sits this far along the palm side from the hand frame and looks along the approach."""
 VIEW_DISTANCE = 0.12

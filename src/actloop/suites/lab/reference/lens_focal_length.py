@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 from PIL import Image
 
-from actloop.suites.lab.reference.motion import DOWN, Arm, Client, quaternion
+from actloop.suites.lab.reference.motion import DOWN, GC_OFFSET, Arm, Client, quaternion
 from actloop.suites.lab.reference.ruler import read_ruler
 
 OBJECT_X = -0.25
@@ -42,7 +42,6 @@ SCALE_VIEW_Z = 0.888
 """Level with the scale's marks, a little below its top edge."""
 POST_BEHIND = 0.04
 POST_GRIP_Z = AXIS_Z - 0.09
-GC_OFFSET = 0.1034
 WRIST_UP_M = 0.09
 VIEW_DISTANCE = 0.11
 SAFE_Z = 1.24

@@ -14,6 +14,11 @@ SPEED_FRACTION = 0.5
 SETTLE_S = 0.3
 
 
+GC_OFFSET = 0.1034
+"""The finger pads' centre along the approach axis from the hand frame, metres (the published calibration's
+``robot.finger_pad_centre_in_hand_m``)."""
+
+
 class Client(Protocol):
     """The public client's calls the reference uses (see the workspace's ``lab_client.Lab``)."""
 

@@ -22,7 +22,7 @@ import numpy as np
 from PIL import Image
 
 from actloop.suites.lab.reference.display import Camera, project, read_display, window_corners
-from actloop.suites.lab.reference.motion import DOWN, Arm, Client, quaternion
+from actloop.suites.lab.reference.motion import DOWN, GC_OFFSET, Arm, Client, quaternion
 
 KELVIN = 273.15
 T25 = 298.15
@@ -64,8 +64,6 @@ KEY_PRESS_M = 0.0055
 LCDS = {"thermometer": ((-0.1, 0.018, 0.89), 4, 0.066), "ohmmeter": ((-0.093, 0.018, 0.85), 5, 0.08)}
 """Each meter's LCD window centre, character cells and width; the windows face the robot."""
 LCD_HEIGHT = 0.022
-GC_OFFSET = 0.1034
-"""Hand control frame to the centre of the finger pads, along the approach axis."""
 PAD_HALF = 0.012
 WRIST_UP_M = 0.09
 VIEW = (-0.095, -0.13, 0.895)
