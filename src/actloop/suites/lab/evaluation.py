@@ -32,6 +32,13 @@ from actloop.suites.lab.spec import ExperimentSpec
 
 REFIT_FRACTION = 0.5
 """A ∗ result must agree with the evaluator's refit of the cited readings within half its tolerance."""
+ROBOT_PREFIX = "right_"
+"""Every geom of the bench's arm and hand is named with this prefix."""
+
+
+def robot_geom_ids(model: mujoco.MjModel) -> set[int]:
+    """The geoms of the robot (arm, hand, fingers)."""
+    return {i for i in range(model.ngeom) if model.geom(i).name.startswith(ROBOT_PREFIX)}
 
 
 class Evaluator(ABC):

@@ -15,7 +15,7 @@ import mujoco
 
 from actloop.suites.lab.catalog import specify
 from actloop.suites.lab.env import DT
-from actloop.suites.lab.evaluation import Evaluator
+from actloop.suites.lab.evaluation import Evaluator, robot_geom_ids
 from actloop.suites.lab.evidence import Conditions, ReadingCitation, Verdict
 from actloop.suites.lab.experiments import Experiment
 from actloop.suites.lab.instance import Instance
@@ -172,9 +172,8 @@ class BlackBoxEvaluator(Evaluator):
 
     def _geoms(self, model: mujoco.MjModel) -> dict[str, Any]:
         if not self._ids:
-            names = [model.geom(i).name for i in range(model.ngeom)]
             self._ids = {
-                "robot": {i for i, n in enumerate(names) if n.startswith("right_")},
+                "robot": robot_geom_ids(model),
                 "actuated": {model.geom(name).id for name in ACTUATED},
                 "table": {model.geom("table").id, model.geom("floor").id},
             }

@@ -17,7 +17,7 @@ import mujoco
 import numpy as np
 
 from actloop.suites.lab.catalog import specify
-from actloop.suites.lab.evaluation import Evaluator
+from actloop.suites.lab.evaluation import Evaluator, robot_geom_ids
 from actloop.suites.lab.evidence import Conditions, ReadingCitation, Verdict
 from actloop.suites.lab.experiments import Experiment
 from actloop.suites.lab.instance import Instance
@@ -164,7 +164,7 @@ class DyeAbsorptivityEvaluator(Evaluator):
 
     def _geoms(self, model: mujoco.MjModel) -> dict[str, Any]:
         if not self._ids:
-            robot = np.array([model.geom(i).name.startswith("right_") for i in range(model.ngeom)])
+            robot = np.isin(np.arange(model.ngeom), sorted(robot_geom_ids(model)))
             self._ids = {
                 "robot": robot,
                 "cuvettes": [model.geom(c.name).id for c in self.bench.cuvettes],

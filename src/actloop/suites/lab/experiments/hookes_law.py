@@ -15,7 +15,7 @@ from typing import Any
 import mujoco
 
 from actloop.suites.lab.catalog import specify
-from actloop.suites.lab.evaluation import Evaluator
+from actloop.suites.lab.evaluation import Evaluator, robot_geom_ids
 from actloop.suites.lab.evidence import Conditions, Verdict
 from actloop.suites.lab.experiments import Experiment
 from actloop.suites.lab.instance import Instance
@@ -107,9 +107,8 @@ class HookeEvaluator(Evaluator):
 
     def _geoms(self, model: mujoco.MjModel) -> dict[str, Any]:
         if not self._ids:
-            names = [model.geom(i).name for i in range(model.ngeom)]
             self._ids = {
-                "robot": {i for i, n in enumerate(names) if n.startswith("right_")},
+                "robot": robot_geom_ids(model),
                 "weights": {model.geom(f"weight_{i}").id: i for i in range(1, WEIGHTS + 1)},
                 "tray": model.geom("tray_plate").id,
                 "spring_dof": int(model.jnt_dofadr[model.joint("spring").id]),

@@ -17,7 +17,7 @@ import mujoco
 
 from actloop.sim.scene import TABLE_TOP_Z
 from actloop.suites.lab.catalog import specify
-from actloop.suites.lab.evaluation import Evaluator
+from actloop.suites.lab.evaluation import Evaluator, robot_geom_ids
 from actloop.suites.lab.evidence import Conditions, ReadingCitation, Verdict
 from actloop.suites.lab.experiments import Experiment
 from actloop.suites.lab.instance import Instance
@@ -106,10 +106,9 @@ class LensEvaluator(Evaluator):
 
     def _geoms(self, model: mujoco.MjModel) -> dict[str, Any]:
         if not self._ids:
-            names = [model.geom(i).name for i in range(model.ngeom)]
             bodies = {model.body(b).id for b in ("lens", "lens_carriage", "screen_carriage")}
             self._ids = {
-                "robot": {i for i, n in enumerate(names) if n.startswith("right_")},
+                "robot": robot_geom_ids(model),
                 "apparatus": {i for i in range(model.ngeom) if int(model.geom_bodyid[i]) in bodies},
                 "bench": {model.geom("table").id, model.geom("floor").id},
             }

@@ -15,7 +15,7 @@ from typing import Any
 import mujoco
 
 from actloop.suites.lab.catalog import specify
-from actloop.suites.lab.evaluation import Evaluator
+from actloop.suites.lab.evaluation import Evaluator, robot_geom_ids
 from actloop.suites.lab.evidence import Conditions, ReadingCitation, Verdict
 from actloop.suites.lab.experiments import Experiment
 from actloop.suites.lab.instance import Instance
@@ -97,10 +97,9 @@ class ThermistorEvaluator(Evaluator):
 
     def _geoms(self, model: mujoco.MjModel) -> dict[str, Any]:
         if not self._ids:
-            names = [model.geom(i).name for i in range(model.ngeom)]
             parts = ("probe_stem", "probe_handle", "rocker_cap", "key_0_cap", "key_1_cap")
             self._ids = {
-                "robot": {i for i, n in enumerate(names) if n.startswith("right_")},
+                "robot": robot_geom_ids(model),
                 "apparatus": {model.geom(name).id for name in parts},
                 "ignored": {model.geom("table").id, model.geom("floor").id},
             }
