@@ -1,4 +1,5 @@
-"""The lab bench's timing figures: simulated time per wall second without rendering, an observation of
+"""The lab bench's timing figures: simulated time per wall second without rendering on every experiment's
+bench (a 30 s wait: the bench's physics and its models, with the robot holding still), an observation of
 three 640×480 images, and one simulated second of joint motion over HTTP against the same motion called
 directly (the seed's goals: at least 20× real time per core; HTTP adding at most 50 ms)."""
 
@@ -9,6 +10,7 @@ import time
 from typing import Any
 
 from actloop.suites.lab.env import HOME_Q, LabEnv
+from actloop.suites.lab.experiments import experiment_keys
 from actloop.suites.lab.server import serving
 from actloop.suites.lab.workspace_files import load_client
 
@@ -22,12 +24,20 @@ def _sweep(forward: bool) -> list[list[float]]:
     return [[HOME_Q[0] + 0.05 * (f if forward else 1 - f), *HOME_Q[1:]] for f in fractions]
 
 
-def run_benchmarks(repeats: int = 5) -> dict[str, Any]:
-    env = LabEnv(EXPERIMENT, 1, render=False)
+def simulated_speed(experiment: str, seconds: float = 30.0) -> float:
+    """Simulated seconds per wall second of ``experiment``'s bench, without rendering."""
+    env = LabEnv(experiment, 1, render=False)
     env.wait(1.0)  # warm up
     start = time.perf_counter()
-    env.wait(30.0)
-    speed = 30.0 / (time.perf_counter() - start)
+    env.wait(seconds)
+    speed = seconds / (time.perf_counter() - start)
+    env.close()
+    return speed
+
+
+def run_benchmarks(repeats: int = 5) -> dict[str, Any]:
+    speeds = {key: round(simulated_speed(key), 1) for key in experiment_keys()}
+    env = LabEnv(EXPERIMENT, 1, render=False)
     direct_ms = []
     for _ in range(repeats):
         start = time.perf_counter()
@@ -50,7 +60,7 @@ def run_benchmarks(repeats: int = 5) -> dict[str, Any]:
             lab.move_joints(_sweep(False))
         lab.close()
     return {
-        "simulated_seconds_per_wall_second_no_render": round(speed, 1),
+        "simulated_seconds_per_wall_second_no_render": speeds,
         "observe_three_640x480_over_http_ms": round(statistics.median(observe_ms), 1),
         "move_joints_one_simulated_second_over_http_ms": round(statistics.median(http_ms), 1),
         "move_joints_one_simulated_second_direct_ms": round(statistics.median(direct_ms), 1),
