@@ -10,6 +10,7 @@ directly, and close-ups of the meters are logged as served with the readability 
 from __future__ import annotations
 
 import io
+import itertools
 from collections.abc import Iterator
 
 import numpy as np
@@ -352,3 +353,62 @@ def test_the_displays_show_what_the_instrument_log_says() -> None:
 def test_the_card_publishes_the_voltmeter_input_resistance() -> None:
     card = task_card(SPEC, draw(SPEC, SEED))
     assert "the voltmeter's input resistance (`voltmeter_resistance`): 1e+07 ohm" in card
+
+
+def press(env: LabEnv, key: str) -> None:
+    body = env._model.body(f"key_{key}").id
+    env._world.data.xfrc_applied[body, 2] = -4.0
+    env.wait(0.3)
+    env._world.data.xfrc_applied[body, 2] = 0.0
+    env.wait(0.3)
+
+
+def test_the_rec_key_records_both_meters_and_exported_rows_are_evidence(env: LabEnv) -> None:
+    seat(env)
+    power(env, True)
+    board(env).setting = 2
+    env.wait(1.0)
+    press(env, "rec")
+    assert board(env).recording() == {"logger"}
+    env.wait(2.0)
+    board(env).setting = 6
+    env.wait(2.0)
+    press(env, "rec")
+    assert board(env).recording() == set()
+    exported = env.export("logger", "sweep.csv")
+    lines = exported["csv"].splitlines()
+    assert lines[0] == "time_s,voltmeter,ammeter" and exported["rows"] == len(lines) - 1 >= 16
+    times = [float(line.split(",")[0]) for line in lines[1:]]
+    assert all(b - a == pytest.approx(0.25) for a, b in itertools.pairwise(times))
+    # one row at each setting, late enough that the meters have settled
+    rows = [next(i for i, t in enumerate(times) if t > times[0] + 1.5), len(times) - 3]
+    citations = []
+    for row in rows:
+        cells = lines[row + 1].split(",")
+        citations += [
+            {"file": "sweep.csv", "row": row, "column": "voltmeter", "value": float(cells[1])},
+            {"file": "sweep.csv", "row": row, "column": "ammeter", "value": float(cells[2])},
+        ]
+    shown = float(lines[rows[0] + 2].split(",")[1])
+    fabricated = {"file": "sweep.csv", "row": rows[0] + 1, "column": "voltmeter", "value": shown + 0.01}
+    power(env, False)
+    env.wait(0.5)
+    home(env)
+    env.submit({"R": env.instance.hidden["R"]}, [*citations, fabricated])
+    score, verdicts = env.score()
+    assert [v.valid for v in verdicts] == [True, True, True, True, False]
+    assert "row" in verdicts[-1].reason and score.milestones["L4"].passed
+    assert not score.gates["evidence"].passed  # the fabricated row fails the gate
+
+
+def test_an_export_is_refused_for_an_unknown_logger_a_path_or_a_reused_name(env: LabEnv) -> None:
+    from actloop.suites.lab.env import LabRequestError
+
+    with pytest.raises(LabRequestError, match="no logger 'scope'"):
+        env.export("scope", "a.csv")
+    for name in ("../a.csv", "a.txt", "/tmp/a.csv", ""):
+        with pytest.raises(LabRequestError, match=r"plain \.csv name"):
+            env.export("logger", name)
+    assert env.export("logger", "a.csv")["rows"] == 0
+    with pytest.raises(LabRequestError, match="already exported"):
+        env.export("logger", "a.csv")

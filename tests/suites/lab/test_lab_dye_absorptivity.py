@@ -149,7 +149,10 @@ def test_a_fabricated_reading_fails_the_evidence_gate(env: LabEnv) -> None:
     env.submit({"lambda_max": watcher(env).dye.lambda_max, "epsilon": epsilon}, citations)
     score, verdicts = env.score()
     assert not score.gates["evidence"].passed and not score.success
-    assert "4 of 5 citations match" in score.gates["evidence"].evidence and len(verdicts) == 4
+    assert (
+        "4 of 5 citations match" in score.gates["evidence"].evidence
+        and [v.valid for v in verdicts].count(False) == 1 == len(verdicts) - 4
+    )
 
 
 def test_a_reading_with_no_cuvette_seated_fails_the_condition_gate(env: LabEnv) -> None:

@@ -116,7 +116,10 @@ def test_a_fabricated_reading_fails_the_evidence_gate(env: LabEnv) -> None:
     env.submit({"k": env.evaluator.k}, citations)
     score, verdicts = env.score()
     assert not score.gates["evidence"].passed and not score.success
-    assert "3 of 4 citations match" in score.gates["evidence"].evidence and len(verdicts) == 3
+    assert (
+        "3 of 4 citations match" in score.gates["evidence"].evidence
+        and [v.valid for v in verdicts].count(False) == 1 == len(verdicts) - 3
+    )
 
 
 def test_a_reading_of_a_moving_tray_fails_the_condition_gate(env: LabEnv) -> None:

@@ -152,7 +152,10 @@ def test_a_fabricated_reading_fails_the_evidence_gate(env: LabEnv) -> None:
     env.submit({"f": env.instance.hidden["f"]}, citations)
     score, verdicts = env.score()
     assert not score.gates["evidence"].passed and not score.success
-    assert "8 of 9 citations match" in score.gates["evidence"].evidence and len(verdicts) == 8
+    assert (
+        "8 of 9 citations match" in score.gates["evidence"].evidence
+        and [v.valid for v in verdicts].count(False) == 1 == len(verdicts) - 8
+    )
 
 
 def test_a_reading_out_of_focus_fails_the_condition_gate(env: LabEnv) -> None:

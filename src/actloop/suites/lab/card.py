@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from actloop.suites.lab.instance import Instance
-from actloop.suites.lab.instruments import DigitalDisplay, InstrumentSpec
+from actloop.suites.lab.instruments import DigitalDisplay, InstrumentSpec, LoggerSpec
 from actloop.suites.lab.spec import ExperimentSpec, Part
 
 RESTORE_TEXT = {
@@ -43,8 +43,13 @@ def _instrument_line(spec: InstrumentSpec) -> str:
     )
 
 
-def task_card(spec: ExperimentSpec, instance: Instance, instruments: Sequence[InstrumentSpec] = ()) -> str:
-    """The card of ``instance`` as Markdown, with the bench's ``instruments``."""
+def task_card(
+    spec: ExperimentSpec,
+    instance: Instance,
+    instruments: Sequence[InstrumentSpec] = (),
+    loggers: Sequence[LoggerSpec] = (),
+) -> str:
+    """The card of ``instance`` as Markdown, with the bench's ``instruments`` and data ``loggers``."""
     if instance.experiment != spec.key:
         raise ValueError(f"instance of {instance.experiment} given for {spec.key}")
     lines = [f"# {spec.title}", "", "## Objective", spec.question, ""]
@@ -61,6 +66,13 @@ def task_card(spec: ExperimentSpec, instance: Instance, instruments: Sequence[In
     if instruments:
         lines += ["", "## Instruments (cite readings by these names, in these units)"]
         lines += [_instrument_line(spec) for spec in instruments]
+        lines += [
+            f"- **{logger.name}** (data logger): records {', '.join(logger.channels)} as shown, "
+            f"{logger.sample_hz:g} rows a second while on; `export` writes its rows to a CSV file whose "
+            f"first column is `time_s`; cite a row as file, row (0 = the first after the header), column and "
+            f"value"
+            for logger in loggers
+        ]
     lines += ["", "## Rules"]
     lines.append(f"- Evidence: cite the readings your result rests on; the run must contain {spec.evidence}.")
     lines += [f"- {rule}" for rule in spec.rules]

@@ -14,6 +14,7 @@ checking collisions or planning), ``wait`` and ``submit``.
 from __future__ import annotations
 
 import math
+import re
 import secrets
 import threading
 from collections.abc import Sequence
@@ -64,6 +65,8 @@ CAMERAS = (
     CameraSpec("wrist", WRIST_FOVY_DEG),
 )
 JOINT_LIMITS = tuple(limits for _, _, limits in PANDA_LINKS)
+EXPORT_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}\.csv")
+"""What a logger file may be called: a plain name in the workspace."""
 PAD_HALF_LENGTH_M = 0.012
 """The finger pads reach this far past their centre along the approach axis."""
 PALM_CENTRE_M = 0.035
@@ -139,7 +142,10 @@ class LabEnv:
         mujoco.mj_forward(self._model, self._world.data)
         self.record = Record()
         self.instrument_log = InstrumentLog(sink=self.record.append)
-        self.panel = InstrumentPanel(self.platform.instruments(), [], self.seed, self.instrument_log)
+        self.panel = InstrumentPanel(
+            self.platform.instruments(), self.platform.loggers(), self.seed, self.instrument_log
+        )
+        self._recording: set[str] = set()
         self.panel.step(0.0, self.platform.true_values(self._world.data))
         self.evaluator = chosen.evaluator(self.spec, self.record, self.instance, self.platform)
         self._served = 0
@@ -248,6 +254,20 @@ class LabEnv:
             raise LabRequestError(f"seconds must be a non-negative number, got {seconds!r}")
         self._step(min(round(seconds / DT), self.clock.steps_left))
         return self.robot_state()
+
+    def export(self, logger: str, file: str) -> dict[str, Any]:
+        """The CSV text of every row ``logger`` has recorded, logged as exported under the name ``file``
+        (the client writes it into the workspace); no simulated time passes."""
+        self._require_running()
+        names = {spec.name for spec in self.platform.loggers()}
+        if logger not in names:
+            raise LabRequestError(f"no logger {logger!r} on this bench; loggers: {sorted(names) or 'none'}")
+        if not isinstance(file, str) or not EXPORT_NAME.fullmatch(file):
+            raise LabRequestError(f"file must be a plain .csv name (letters, digits, _ - .), got {file!r}")
+        if file in self.instrument_log.exports:
+            raise LabRequestError(f"{file} was already exported in this episode; choose another name")
+        text = self.panel.export(logger, file, self.clock.time_s)
+        return {"file": file, "csv": text, "rows": text.count("\n") - 1}
 
     def ik(self, position: Sequence[float], quaternion: Sequence[float]) -> dict[str, Any]:
         """Joint angles putting the hand at ``position`` (m) with orientation ``quaternion`` (w, x, y, z),
@@ -388,6 +408,15 @@ class LabEnv:
         self._require_running()
 
     # --- internals ---
+    def _follow_loggers(self) -> None:
+        """Start and stop the loggers as their physical controls say."""
+        now = self.platform.recording()
+        for logger in now - self._recording:
+            self.panel.start_logging(logger, self.clock.time_s)
+        for logger in self._recording - now:
+            self.panel.stop_logging(logger)
+        self._recording = now
+
     def _require_level(self, call: str) -> None:
         if self.level == "T0":
             raise LabRequestError(f"{call} is a T1 call; this bench serves level {self.level}")
@@ -404,6 +433,7 @@ class LabEnv:
             self._world.step(1)
             self.clock.steps += 1
             self.platform.after_step(self._model, data)
+            self._follow_loggers()
             self.panel.step(self.clock.time_s, self.platform.true_values(data))
             self.evaluator.step(self.clock.time_s, self._model, data)
 

@@ -74,7 +74,7 @@ def served_episode(
         raise ConfigError("the record's directory must lie outside the workspace: the agent must not read it")
     env = LabEnv(experiment, seed, level=level)
     with serving(env) as server:
-        card = task_card(env.spec, env.instance, env.platform.instruments())
+        card = task_card(env.spec, env.instance, env.platform.instruments(), env.platform.loggers())
         write_workspace(workspace, card, server.url, server.token, level)
         yield ServedEpisode(env, server, workspace)
 

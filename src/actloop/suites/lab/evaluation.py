@@ -107,4 +107,6 @@ def score_episode(
         fit = lambda _: evaluator.refit(valid)  # noqa: E731  (the gate hands citations; the fit needs times)
         gates.append(refit_gate(submitted, valid, fit, evaluator.spec.quantities, REFIT_FRACTION))
     milestones = evaluator.milestones(valid, log, conditions)
-    return score(submitted, evaluator.targets(), evaluator.spec.quantities, gates, milestones), judged
+    by_citation = {id(v.citation): v for v in judged}
+    every = [by_citation.get(id(v.citation), v) for v in verdicts]  # each citation's last verdict, in order
+    return score(submitted, evaluator.targets(), evaluator.spec.quantities, gates, milestones), every

@@ -1,7 +1,8 @@
 """The bench over HTTP on 127.0.0.1: what the agent's client talks to.
 
 Every request needs ``Authorization: Bearer <token>`` (else 401). Calls are JSON POSTs to ``/v1/<call>``
-(``observe``, ``move_joints``, ``gripper``, ``ik``, ``wait``, ``submit``; at T1 and T2 also ``segment``
+(``observe``, ``move_joints``, ``gripper``, ``ik``, ``wait``, ``export``, ``submit``; at T1 and T2 also
+``segment``
 and ``move_hand``) or GETs of ``/v1/calibration`` and ``/v1/state``. A refused call answers 422 with what
 to fix and nothing moved; any action after the submission or once the budget is spent answers 409; unknown
 paths 404. One episode per server; calls run one at a time on one thread (a renderer's GL context belongs
@@ -50,6 +51,7 @@ CALLS: dict[str, Callable[[LabEnv, dict[str, Any]], dict[str, Any]]] = {
     "ik": lambda env, a: env.ik(_arg(a, "position"), _arg(a, "quaternion")),
     "wait": lambda env, a: env.wait(_arg(a, "seconds")),
     "submit": lambda env, a: env.submit(_arg(a, "result"), _arg(a, "citations", [])),
+    "export": lambda env, a: env.export(_arg(a, "logger"), _arg(a, "file")),
     "segment": _segment,
     "move_hand": lambda env, a: env.move_hand(_arg(a, "position"), _arg(a, "quaternion")),
 }

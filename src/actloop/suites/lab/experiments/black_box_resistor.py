@@ -86,6 +86,12 @@ SPEC = specify(
             "voltmeter, reading milliamperes to 0.001 mA on an LCD lying face up on the board (right)",
             restore="fixed",
         ),
+        Part(
+            "logger",
+            "a data logger under the board, worked by the yellow REC key on the supply: each press starts "
+            "or stops its recording of both meters, four rows a second; export its rows to a CSV file",
+            restore="any",
+        ),
     ),
     rules=("A reading counts only while the supply is on and the box is seated in the socket.",),
 )
@@ -229,7 +235,8 @@ class BlackBoxEvaluator(Evaluator):
             Check(
                 "L4",
                 len(settings) >= MIN_SETTINGS,
-                f"valid voltmeter and ammeter readings from the same observation at settings {settings} V",
+                f"valid voltmeter and ammeter readings together (one observation or logger row) at settings "
+                f"{settings} V",
             ),
         ]
 
@@ -253,13 +260,19 @@ class BlackBoxEvaluator(Evaluator):
 
 
 def _pairs(valid: Sequence[Verdict]) -> dict[float, set[str]]:
-    """Observation times at which both meters were validly read, with the meters read."""
+    """Times at which both meters were validly read together (in one observation, or in one row of a
+    logger file), with the meters read."""
     read: dict[str, set[str]] = {}
     times: dict[str, float] = {}
     for v in valid:
-        if isinstance(v.citation, ReadingCitation) and v.time_s is not None:
-            read.setdefault(v.citation.observation_id, set()).add(v.citation.instrument)
-            times[v.citation.observation_id] = v.time_s
+        if v.time_s is None:
+            continue
+        if isinstance(v.citation, ReadingCitation):
+            key, meter = v.citation.observation_id, v.citation.instrument
+        else:
+            key, meter = f"{v.citation.file}#{v.citation.row}", v.citation.column
+        read.setdefault(key, set()).add(meter)
+        times[key] = v.time_s
     both = {m.spec.name for m in METERS}
     return {times[o]: names for o, names in read.items() if both <= names}
 

@@ -10,7 +10,7 @@ from typing import ClassVar
 import mujoco
 import numpy as np
 
-from actloop.suites.lab.instruments import InstrumentSpec, Shown
+from actloop.suites.lab.instruments import InstrumentSpec, LoggerSpec, Shown
 
 
 @dataclass(frozen=True)
@@ -56,6 +56,14 @@ class Platform(ABC):
     def instruments(self) -> list[InstrumentSpec]:
         """The instruments on this bench."""
         return []
+
+    def loggers(self) -> list[LoggerSpec]:
+        """The data loggers on this bench (each records some instruments' shown values)."""
+        return []
+
+    def recording(self) -> set[str]:
+        """The loggers recording now (their controls are physical: a key, a switch)."""
+        return set()
 
     def true_values(self, data: mujoco.MjData) -> dict[str, float]:
         """The true value each instrument is given this step, by instrument name."""

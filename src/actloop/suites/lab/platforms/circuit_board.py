@@ -5,8 +5,9 @@ Everything is worked from above. A component box is a free block with two contac
 in a socket (and its contacts closed) while it rests inside the socket's walls, level and at the floor. The
 supply's rocker turns on a hinge with a snap spring: pressed past its centre it flips to the other end, and
 the supply is on while its front end (marked I) is down. Its UP and DOWN keys are sprung slide joints: each
-press past the threshold steps the setpoint once. The meters' LCDs lie face up on the board, text upright
-for a reader standing in front.
+press past the threshold steps the setpoint once. The yellow REC key beside them works the board's data
+logger: each press starts or stops its recording of every meter, LOGGER_HZ rows a second. The meters'
+LCDs lie face up on the board, text upright for a reader standing in front.
 
 An experiment supplies a :class:`Wiring`: the circuit (modified nodal analysis, :mod:`..physics.circuits`),
 how the board's mechanical state sets its switches and sources each physics step, and each meter's true
@@ -18,13 +19,13 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import ClassVar, Protocol
 
 import mujoco
 import numpy as np
 
 from actloop.sim.scene import TABLE_TOP_Z, WORLD_GEOM
-from actloop.suites.lab.instruments import InstrumentSpec, Shown
+from actloop.suites.lab.instruments import InstrumentSpec, LoggerSpec, Shown
 from actloop.suites.lab.physics.circuits import Circuit
 from actloop.suites.lab.platforms.base import Platform, ReadingSite
 from actloop.suites.lab.platforms.display import DisplayFace, blank_textures, faces_assets, faces_textures
@@ -53,7 +54,12 @@ ROCKER_PIVOT_Z = SUPPLY_TOP_Z + 0.006
 ROCKER_RANGE_RAD = 0.25
 ROCKER_SNAP_NM = 0.02
 """The snap spring's torque towards the end the rocker is nearer: a press must overcome it."""
-KEYS = {"up": (0.235, -0.085), "down": (0.235, -0.04)}
+KEYS = {"up": (0.235, -0.085), "down": (0.235, -0.04), "rec": (0.235, 0.005)}
+KEY_COLOURS = {"up": "0.2 0.45 0.75 1", "down": "0.75 0.45 0.2 1", "rec": "0.85 0.75 0.15 1"}
+KEY_STEPS = {"up": 1, "down": -1}
+"""How a press of each setpoint key moves the supply's setting (REC toggles the logger instead)."""
+LOGGER = "logger"
+LOGGER_HZ = 4.0
 KEY_RADIUS = 0.008
 KEY_HALF_HEIGHT = 0.005
 KEY_TRAVEL_M = 0.004
@@ -126,6 +132,8 @@ class CircuitBoard(Platform):
     """The board of one instance (see the module docstring): ``setpoints`` are the supply's settings in
     order (the first at the start), ``dt`` the physics step."""
 
+    drawn_as: ClassVar[dict[str, tuple[str, ...]]] = {LOGGER: ("key_rec",)}
+
     def __init__(
         self,
         wiring: Wiring,
@@ -145,6 +153,7 @@ class CircuitBoard(Platform):
         self.powered = False
         self.seated: dict[str, str | None] = {s.name: None for s in self.sockets}
         self.dt = dt
+        self.logging = False
         self._pressed = dict.fromkeys(KEYS, False)
         self._up_for = dict.fromkeys(KEYS, KEY_DEBOUNCE_S)
         self._ids: dict[str, int] = {}
@@ -192,7 +201,7 @@ class CircuitBoard(Platform):
   <joint name="key_{name}" type="slide" axis="0 0 -1" range="0 {KEY_TRAVEL_M}" stiffness="{KEY_STIFFNESS}"
          springref="0" damping="2" armature="0.01"/>
   <geom name="key_{name}" type="cylinder" size="{KEY_RADIUS} {KEY_HALF_HEIGHT}" mass="0.005"
-        rgba="{"0.2 0.45 0.75 1" if name == "up" else "0.75 0.45 0.2 1"}" {WORLD_GEOM}/>
+        rgba="{KEY_COLOURS[name]}" {WORLD_GEOM}/>
   <geom name="key_{name}_mark" type="box" size="0.002 {0.004 if name == "up" else 0.0012} 0.0003"
         pos="0 0 {KEY_HALF_HEIGHT}" rgba="1 1 1 1" contype="0" conaffinity="0" mass="0"/>
 </body>"""
@@ -286,12 +295,15 @@ class CircuitBoard(Platform):
         angle = float(data.qpos[self._ids["rocker_q"]])
         data.qfrc_applied[self._ids["rocker_v"]] = ROCKER_SNAP_NM if angle > 0 else -ROCKER_SNAP_NM
         self.powered = angle > 0
-        for key, step in (("up", 1), ("down", -1)):
+        for key in KEYS:
             depth = float(data.qpos[self._ids[f"key_{key}"]])
             self._up_for[key] = self._up_for[key] + self.dt if depth < KEY_RELEASED_M else 0.0
             if not self._pressed[key] and depth > KEY_PRESSED_M:
                 self._pressed[key] = True
-                self.setting = min(max(self.setting + step, 0), len(self.setpoints) - 1)
+                if key in KEY_STEPS:
+                    self.setting = min(max(self.setting + KEY_STEPS[key], 0), len(self.setpoints) - 1)
+                else:
+                    self.logging = not self.logging
             elif self._pressed[key] and self._up_for[key] >= KEY_DEBOUNCE_S:
                 self._pressed[key] = False
         for socket in self.sockets:
@@ -326,6 +338,12 @@ class CircuitBoard(Platform):
     # --- instruments ---
     def instruments(self) -> list[InstrumentSpec]:
         return [m.spec for m in self.meters]
+
+    def loggers(self) -> list[LoggerSpec]:
+        return [LoggerSpec(LOGGER, tuple(m.spec.name for m in self.meters), LOGGER_HZ)]
+
+    def recording(self) -> set[str]:
+        return {LOGGER} if self.logging else set()
 
     def true_values(self, data: mujoco.MjData) -> dict[str, float]:
         return self.wiring.true_values(self.circuit)

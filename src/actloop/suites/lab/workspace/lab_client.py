@@ -103,6 +103,14 @@ class Lab:
         """Let ``seconds`` of simulated time pass with the current commands held."""
         return self._post("wait", seconds=float(seconds))
 
+    def export(self, logger: str, file: str) -> dict[str, Any]:
+        """Write every row ``logger`` has recorded so far to ``file`` (a .csv name) beside this module, and
+        return its path and row count; cite its rows as {"file", "row", "column", "value"}."""
+        answer = self._post("export", logger=logger, file=file)
+        path = Path(__file__).with_name(answer["file"])
+        path.write_text(answer["csv"])
+        return {"file": str(path), "rows": answer["rows"]}
+
     def submit(self, result: dict[str, float], citations: list[dict[str, Any]]) -> dict[str, Any]:
         """Submit the result once, with the readings it rests on."""
         return self._post("submit", result=result, citations=citations)
