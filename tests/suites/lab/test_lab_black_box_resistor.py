@@ -12,6 +12,7 @@ from __future__ import annotations
 import io
 import itertools
 from collections.abc import Iterator
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -412,3 +413,26 @@ def test_an_export_is_refused_for_an_unknown_logger_a_path_or_a_reused_name(env:
     assert env.export("logger", "a.csv")["rows"] == 0
     with pytest.raises(LabRequestError, match="already exported"):
         env.export("logger", "a.csv")
+
+
+def test_the_client_writes_an_exported_file_into_its_workspace(tmp_path: Path) -> None:
+    import importlib.util
+
+    from actloop.suites.lab.server import serving
+    from actloop.suites.lab.workspace_files import write_workspace
+
+    bench = LabEnv("black_box_resistor", SEED, render=False)
+    with serving(bench) as server:
+        write_workspace(tmp_path, "card", server.url, server.token)
+        spec = importlib.util.spec_from_file_location("lab_client", tmp_path / "lab_client.py")
+        assert spec is not None and spec.loader is not None
+        client = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(client)
+        lab = client.Lab()
+        written = lab.export("logger", "empty.csv")
+        assert written == {"file": str(tmp_path / "empty.csv"), "rows": 0}
+        assert (tmp_path / "empty.csv").read_text() == "time_s,voltmeter,ammeter\n"
+        with pytest.raises(client.LabError, match="plain"):
+            lab.export("logger", "../escape.csv")
+        lab.close()
+    assert not (tmp_path.parent / "escape.csv").exists()
