@@ -1,4 +1,4 @@
-"""The Inspect scorer: 1 if the environment's checker reported success at the end of the episode."""
+"""The Inspect scorer: 1 if the suite's checker reported success at the end of the episode."""
 
 from __future__ import annotations
 
@@ -17,16 +17,20 @@ def episode_scorer() -> Scorer:
         if row is None:
             return Score(value=0, explanation="no episode result: the episode did not finish")
         parts = [f"stop_reason: {row['stop_reason']}"]
-        if row["failed_conditions"]:
+        # suites' own fields, where the suite has them (vabench: failed conditions, the paper's verdict)
+        if row.get("failed_conditions"):
             parts.append("failed conditions: " + ", ".join(row["failed_conditions"]))
-        parts.append(f"paper-literal verdict: {'success' if row['paper_success'] else 'failure'}")
+        if "paper_success" in row:
+            parts.append(f"paper-literal verdict: {'success' if row['paper_success'] else 'failure'}")
+        if row.get("stop_stage"):
+            parts.append(f"stopped at: {row['stop_stage']}")
         if row["error"]:
             parts.append(f"error: {row['error']}")
         return Score(
             value=1 if row["success"] else 0,
             answer=row["stop_reason"],
             explanation="; ".join(parts),
-            metadata={"paper_success": row["paper_success"]},
+            metadata={k: row[k] for k in ("paper_success", "e", "process_score") if k in row},
         )
 
     return score

@@ -133,10 +133,10 @@ class Sandbox:
             "--unshare-uts",
             "--clearenv",
             *environment,
+            "--tmpfs", "/tmp",  # first, so a Python or a mount that lives under /tmp still shows
             *mounts,
             "--proc", "/proc",
             "--dev", "/dev",
-            "--tmpfs", "/tmp",
             "--bind", str(self.workspace.resolve()), WORKSPACE_MOUNT,
             "--chdir", WORKSPACE_MOUNT,
             "--",
