@@ -75,7 +75,7 @@ def test_a_model_over_a_loopback_provider_gets_a_recorded_scored_failure(
 
 
 def test_the_reference_model_solves_an_instance_through_the_harness(tmp_path: Path) -> None:
-    (row,) = run_json("lab", [("hookes_law", 2, 1)], "actloop/lab-reference", {}, tmp_path)
+    (row,) = run_json("lab", [("black_box_resistor", 2, 1)], "actloop/lab-reference", {}, tmp_path)
     assert (row["success"], row["stop_reason"], row["process_score"], row["steps"]) == (
         True,
         "success",
