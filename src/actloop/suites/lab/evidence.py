@@ -23,6 +23,7 @@ from actloop.suites.lab.instruments import (
     TIME_COLUMN,
     InstrumentLog,
     InstrumentSpec,
+    ScaleDisplay,
     Shown,
     Sink,
     file_matches,
@@ -88,6 +89,16 @@ class Verdict:
     time_s: float | None = None
 
 
+def shown_text(spec: InstrumentSpec, shown: Shown | None) -> str:
+    """What ``spec`` showed, for a verdict: a display's digits as printed; a pointer's position on a scale
+    to a tenth of its reading resolution (finer is nothing a reader sees, and would only publish the
+    hidden true value to whoever reads the verdicts)."""
+    if isinstance(spec.display, ScaleDisplay) and isinstance(shown, float):
+        decimals = max(0, math.ceil(-math.log10(spec.resolution / 10)))
+        return f"{shown:.{decimals}f}"
+    return spec.text(shown)
+
+
 def _matches(spec: InstrumentSpec, value: float, shown: Shown | None) -> str:
     """Why ``value`` is not a reading of ``shown`` on ``spec``'s display, or ``""``."""
     if shown is None:
@@ -97,7 +108,7 @@ def _matches(spec: InstrumentSpec, value: float, shown: Shown | None) -> str:
     slack = spec.resolution * 1e-9 + 4 * math.ulp(float(shown))
     if abs(value - float(shown)) <= spec.resolution + slack:
         return ""
-    return f"cited {value:g} {spec.unit}, {spec.name} showed {spec.text(shown)} {spec.unit}"
+    return f"cited {value:g} {spec.unit}, {spec.name} showed {shown_text(spec, shown)} {spec.unit}"
 
 
 def check_citation(log: InstrumentLog, citation: Citation) -> Verdict:
@@ -125,7 +136,8 @@ def _check_reading(log: InstrumentLog, citation: ReadingCitation) -> Verdict:
     mismatch = _matches(spec, citation.value, shown)
     if mismatch:
         return Verdict(citation, False, f"{mismatch} in observation {obs_id}", observation.time_s)
-    reason = f"{name} showed {spec.text(shown)} {spec.unit} in observation {obs_id} ({', '.join(readable)})"
+    seen = f"{shown_text(spec, shown)} {spec.unit}"
+    reason = f"{name} showed {seen} in observation {obs_id} ({', '.join(readable)})"
     return Verdict(citation, True, reason, observation.time_s)
 
 
@@ -152,7 +164,8 @@ def _check_row(log: InstrumentLog, citation: RowCitation) -> Verdict:
     mismatch = _matches(spec, citation.value, shown)
     if mismatch:
         return Verdict(citation, False, f"{mismatch} in {where}", row.time_s)
-    return Verdict(citation, True, f"{where}: {spec.name} = {spec.text(shown)} {spec.unit}", row.time_s)
+    seen = f"{shown_text(spec, shown)} {spec.unit}"
+    return Verdict(citation, True, f"{where}: {spec.name} = {seen}", row.time_s)
 
 
 def _gate(name: str, verdicts: Sequence[Verdict], judged: str) -> Check:
