@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import io
+import struct
+import zlib
 
 import mujoco
 import numpy as np
-from PIL import Image
 
 from actloop.sim.camera import CameraPose
 from actloop.sim.scene import OBSERVER_CAMERA
@@ -89,8 +89,27 @@ class Renderer:
         self.close()
 
 
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+PNG_ZLIB_LEVEL = 1
+
+
+def _png_chunk(tag: bytes, data: bytes) -> bytes:
+    return struct.pack(">I", len(data)) + tag + data + struct.pack(">I", zlib.crc32(tag + data) & 0xFFFFFFFF)
+
+
 def encode_png(image: np.ndarray) -> bytes:
-    """Lossless PNG bytes of an RGB image (deterministic for identical pixels)."""
-    buf = io.BytesIO()
-    Image.fromarray(image).save(buf, format="PNG", compress_level=1)
-    return buf.getvalue()
+    """Lossless PNG bytes of an H×W×3 uint8 image: 8-bit RGB, every row unfiltered, one zlib level-1
+    stream (deterministic for identical pixels and zlib). On rendered frames this is about three times
+    faster than Pillow's writer, whose per-row filter search costs more than it saves here, and smaller."""
+    if image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
+        raise ValueError(f"encode_png takes an H×W×3 uint8 image, got {image.shape} {image.dtype}")
+    height, width, _ = image.shape
+    rows = np.zeros((height, 1 + 3 * width), dtype=np.uint8)  # column 0: filter type 0 (none)
+    rows[:, 1:] = image.reshape(height, 3 * width)
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)  # 8-bit truecolour, no interlace
+    return (
+        PNG_SIGNATURE
+        + _png_chunk(b"IHDR", header)
+        + _png_chunk(b"IDAT", zlib.compress(rows.tobytes(), PNG_ZLIB_LEVEL))
+        + _png_chunk(b"IEND", b"")
+    )
