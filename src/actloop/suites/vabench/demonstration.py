@@ -67,7 +67,7 @@ def record_demonstration(
     seed = load_manifest(task).demo_seed
     if seed is None:
         raise ConfigError(f"the manifest of {task!r} has no demonstration seed")
-    env = SpatialEnv(task, seed, width=width, height=height)
+    env = SpatialEnv(task, seed, width=width, height=height, render=False)  # the expert reads no frames
     renderer = Renderer(env.world.model, width, height)
     pose = cam.initial_pose()
     images: list[np.ndarray] = []
