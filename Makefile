@@ -39,13 +39,13 @@ bench: $(STAMP) $(GL_STAMP)
 	MUJOCO_GL=$$(cat $(GL_STAMP)) $(BIN)/actloop bench --suite lab
 
 lint: $(STAMP)
-	$(BIN)/ruff check src tests
-	$(BIN)/ruff format --check src tests
+	$(BIN)/ruff check src tests examples
+	$(BIN)/ruff format --check src tests examples
 	$(BIN)/mypy
 
 format: $(STAMP)
-	$(BIN)/ruff format src tests
-	$(BIN)/ruff check --fix src tests
+	$(BIN)/ruff format src tests examples
+	$(BIN)/ruff check --fix src tests examples
 
 clean:
 	rm -rf $(VENV) runs .pytest_cache .ruff_cache

@@ -50,32 +50,31 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from lab_client import Lab
 from PIL import Image
 from scipy import ndimage
 from scipy.optimize import minimize
 from scipy.spatial.transform import Rotation
 
-from lab_client import Lab
-
 G = 9.81
 TABLE_Z = 0.74
-FINGER_REACH = 0.112        # reported hand position to fingertips, m
-N_LOADS = 4                 # weights put on the tray: readings at 0, 1, ..., N_LOADS weights
-SAFE_Z = 1.20               # hand height for crossing over the bench
-READ_DISTANCE = 0.15        # wrist camera to ruler, m
-SETTLE_LOOKS = 5            # looks that must agree before a reading counts...
-SETTLE_INTERVAL_S = 0.2     # ...taken this far apart...
-SETTLE_SPREAD_MM = 0.03     # ...and agreeing this closely (the pointer's height on the scale)...
-SETTLE_SPREAD_PX = 0.3      # ...and this closely (the pointer's sideways position in the image);
-SETTLE_MORE_S = 4.0         # then a further wait, and the same again, before the reading counts
+FINGER_REACH = 0.112  # reported hand position to fingertips, m
+N_LOADS = 4  # weights put on the tray: readings at 0, 1, ..., N_LOADS weights
+SAFE_Z = 1.20  # hand height for crossing over the bench
+READ_DISTANCE = 0.15  # wrist camera to ruler, m
+SETTLE_LOOKS = 5  # looks that must agree before a reading counts...
+SETTLE_INTERVAL_S = 0.2  # ...taken this far apart...
+SETTLE_SPREAD_MM = 0.03  # ...and agreeing this closely (the pointer's height on the scale)...
+SETTLE_SPREAD_PX = 0.3  # ...and this closely (the pointer's sideways position in the image);
+SETTLE_MORE_S = 4.0  # then a further wait, and the same again, before the reading counts
 HOME = np.array([0.0, -0.785, 0.0, -2.356, 0.0, 1.571, 0.785])
 
 # Hand orientations as (w, x, y, z).  The hand frame: x along the fingers, y the closing direction,
 # z the palm side (where the wrist camera sits, 9 cm out, looking along x).
-Q_PICK = [math.sqrt(0.5), 0.0, math.sqrt(0.5), 0.0]   # pointing down, fingers close along world y
-Q_PLACE = [0.5, 0.5, 0.5, -0.5]                        # pointing down, fingers close along world x
-Q_VIEW = [0.5, -0.5, 0.5, 0.5]                         # pointing down, camera on the +y side
-Q_LOOK = [math.sqrt(0.5), 0.0, 0.0, math.sqrt(0.5)]    # pointing along +y, camera above the hand
+Q_PICK = [math.sqrt(0.5), 0.0, math.sqrt(0.5), 0.0]  # pointing down, fingers close along world y
+Q_PLACE = [0.5, 0.5, 0.5, -0.5]  # pointing down, fingers close along world x
+Q_VIEW = [0.5, -0.5, 0.5, 0.5]  # pointing down, camera on the +y side
+Q_LOOK = [math.sqrt(0.5), 0.0, 0.0, math.sqrt(0.5)]  # pointing along +y, camera above the hand
 
 Ray = tuple[np.ndarray, np.ndarray]
 
@@ -230,11 +229,11 @@ def centroid_runs(profile: np.ndarray) -> list[float]:
 class RulerView:
     """What a close look at the ruler shows."""
 
-    ticks_v: np.ndarray      # image rows of the centimetre ticks, top to bottom
-    ticks_z: np.ndarray      # their heights in the world
+    ticks_v: np.ndarray  # image rows of the centimetre ticks, top to bottom
+    ticks_z: np.ndarray  # their heights in the world
     pointer_v: float | None  # image row of the pointer's centre line, if it is on the ruler
     pointer_u: float | None  # mean image column of the pointer (it shifts if the tray sways)
-    bottom_v: float | None   # image row of the ruler's lower end, if in view
+    bottom_v: float | None  # image row of the ruler's lower end, if in view
 
 
 def parse_ruler(im: np.ndarray, cam: Camera) -> RulerView:
@@ -246,22 +245,22 @@ def parse_ruler(im: np.ndarray, cam: Camera) -> RulerView:
     runs = np.split(columns, np.nonzero(np.diff(columns) > 1)[0] + 1)
     strip = max(runs, key=len)
     left, width = int(strip[0]), int(strip[-1] - strip[0] + 1)
-    rows = np.nonzero(cream[:, left + width // 2 - 3: left + width // 2 + 3].any(1))[0]
+    rows = np.nonzero(cream[:, left + width // 2 - 3 : left + width // 2 + 3].any(1))[0]
     bottom_v = float(rows.max()) + 1.0 if rows.max() < im.shape[0] - 2 else None
     # the long ticks reach past a quarter of the ruler's width, the 5 mm ticks do not
-    zone = im[:, left + int(0.25 * width): left + int(0.31 * width) + 1]
+    zone = im[:, left + int(0.25 * width) : left + int(0.31 * width) + 1]
     ink = (765 - zone.sum(2)).clip(0).mean(1) * (ink_mask(zone).mean(1) > 0.5)
     ink[: max(0, rows.min() - 1)] = 0
-    ink[rows.max() + 2:] = 0
+    ink[rows.max() + 2 :] = 0
     ticks_v = np.array(centroid_runs(ink))
-    red = red_mask(im[:, left: left + int(0.2 * width)]).sum(1)
+    red = red_mask(im[:, left : left + int(0.2 * width)]).sum(1)
     red_rows = np.nonzero(red >= 3)[0]
     pointer_v = float((red_rows * red[red_rows]).sum() / red[red_rows].sum()) + 0.5 if len(red_rows) else None
     reds = np.nonzero(red_mask(im))[1]
     pointer_u = float(reds.mean()) if len(reds) else None
     ticks_z = np.array([])
     if len(ticks_v) >= 2:
-        depth = cam.fy * 0.01 / np.median(np.diff(ticks_v))   # ticks are 1 cm apart
+        depth = cam.fy * 0.01 / np.median(np.diff(ticks_v))  # ticks are 1 cm apart
         u = left + 0.3 * width
         ticks_z = np.array([cam.point_at_depth((u, v), depth)[2] for v in ticks_v])
     return RulerView(ticks_v, ticks_z, pointer_v, pointer_u, bottom_v)
@@ -271,12 +270,12 @@ def reading_mm(view: RulerView, zero_z: float) -> float:
     """The pointer's position on the scale in millimetres, interpolated between centimetre ticks."""
     if view.pointer_v is None or len(view.ticks_v) < 2:
         raise RuntimeError("pointer or ticks not found")
-    labels = np.round((view.ticks_z - zero_z) / 0.01).astype(int)   # the centimetre of each tick
+    labels = np.round((view.ticks_z - zero_z) / 0.01).astype(int)  # the centimetre of each tick
     v = view.ticks_v
     below, above = np.nonzero(v > view.pointer_v)[0], np.nonzero(v < view.pointer_v)[0]
     if len(below) and len(above):
         i, j = below[0], above[-1]
-    else:   # pointer beyond the outermost ticks in view: extrapolate from the nearest two
+    else:  # pointer beyond the outermost ticks in view: extrapolate from the nearest two
         i, j = (0, 1) if len(above) == 0 else (len(v) - 2, len(v) - 1)
     px_per_mm = (v[i] - v[j]) / (10.0 * (labels[j] - labels[i]))
     return float(10.0 * labels[i] + (v[i] - view.pointer_v) / px_per_mm)
@@ -287,10 +286,10 @@ def reading_mm(view: RulerView, zero_z: float) -> float:
 # ==================================================================================================
 @dataclass
 class Survey:
-    weights: list[np.ndarray]   # rough rack spots (x, y), left to right
-    ruler: np.ndarray           # (x, y, z of the upper end) of the ruler's front face
+    weights: list[np.ndarray]  # rough rack spots (x, y), left to right
+    ruler: np.ndarray  # (x, y, z of the upper end) of the ruler's front face
     ruler_bottom_z: float
-    front_tray: np.ndarray      # tray pixels in the front image
+    front_tray: np.ndarray  # tray pixels in the front image
 
 
 def survey_fixed(cal: dict[str, Any], images: dict[str, bytes]) -> Survey:
@@ -302,7 +301,7 @@ def survey_fixed(cal: dict[str, Any], images: dict[str, bytes]) -> Survey:
     strips = []
     for im in (f_im, s_im):
         m = ruler_mask(im)
-        m[im.shape[0] // 2 + 40:] = False   # below the horizon the table has a similar colour
+        m[im.shape[0] // 2 + 40 :] = False  # below the horizon the table has a similar colour
         strips.append(max(components(m, 50), key=len))
     # x from the front view, y from the side view (an end may be hidden in one of them)
     fu, su = strips[0][:, 0].mean(), strips[1][:, 0].mean()
@@ -334,8 +333,12 @@ def fit_box_top(views: list[tuple[Camera, np.ndarray, np.ndarray | None]], guess
     def inside(cam: Camera, p: np.ndarray, pix: np.ndarray) -> np.ndarray:
         z, x0, x1, y0, y1 = p
         corners = np.array([cam.project([x, y, z]) for x, y in [(x0, y0), (x1, y0), (x1, y1), (x0, y1)]])
-        sides = np.array([(b[0] - a[0]) * (pix[:, 1] - a[1]) - (b[1] - a[1]) * (pix[:, 0] - a[0])
-                          for a, b in zip(corners, np.roll(corners, -1, 0))])
+        sides = np.array(
+            [
+                (b[0] - a[0]) * (pix[:, 1] - a[1]) - (b[1] - a[1]) * (pix[:, 0] - a[0])
+                for a, b in zip(corners, np.roll(corners, -1, 0), strict=True)
+            ]
+        )
         return (sides >= 0).all(0) | (sides <= 0).all(0)
 
     def mismatch(p: np.ndarray) -> float:
@@ -343,7 +346,9 @@ def fit_box_top(views: list[tuple[Camera, np.ndarray, np.ndarray | None]], guess
 
     p = np.array(guess, float)
     for _ in range(2):
-        p = minimize(mismatch, p, method="Nelder-Mead", options={"xatol": 1e-5, "fatol": 0.5, "maxiter": 3000}).x
+        p = minimize(
+            mismatch, p, method="Nelder-Mead", options={"xatol": 1e-5, "fatol": 0.5, "maxiter": 3000}
+        ).x
     return p
 
 
@@ -353,7 +358,7 @@ def stiffness(readings: list[dict[str, Any]], mass: float) -> tuple[float, float
     value = np.array([r["value"] / 1000.0 for r in readings])
     slope, intercept = np.polyfit(load, value, 1)
     rms = float(np.sqrt(np.mean((value - (slope * load + intercept)) ** 2)))
-    return float(-1.0 / slope), rms   # the scale grows upwards: the reading falls as the load grows
+    return float(-1.0 / slope), rms  # the scale grows upwards: the reading falls as the load grows
 
 
 # ==================================================================================================
@@ -384,8 +389,8 @@ class Robot:
         """A smooth (cubic) joint move at ``speed`` times the joint speed limits."""
         start = np.clip(np.array(self.state()["joints"]), self.lower, self.upper)
         target = np.clip(target, self.lower, self.upper)
-        duration = (np.abs(target - start) / (self.max_speed * speed)).max() * 1.5   # cubic peak = 1.5 x mean
-        steps = max(2, int(math.ceil(duration / self.dt)))
+        duration = (np.abs(target - start) / (self.max_speed * speed)).max() * 1.5  # cubic peak = 1.5 x mean
+        steps = max(2, math.ceil(duration / self.dt))
         s = np.linspace(0.0, 1.0, steps + 1)[1:]
         s = 3 * s**2 - 2 * s**3
         self.lab.move_joints([(start + (target - start) * t).tolist() for t in s])
@@ -395,8 +400,13 @@ class Robot:
         """Shoulder and upper arm turned towards the work, not wrapped round."""
         return abs(joints[0]) < 1.3 and abs(joints[2]) < 1.3
 
-    def move_to(self, position: list[float] | np.ndarray, quat: list[float], speed: float = 0.4,
-                tolerance: float = 0.0015) -> None:
+    def move_to(
+        self,
+        position: list[float] | np.ndarray,
+        quat: list[float],
+        speed: float = 0.4,
+        tolerance: float = 0.0015,
+    ) -> None:
         """Bring the hand to ``position`` with orientation ``quat``; if the arm stops short (it sags a
         little under load), aim past the goal by the remaining error, up to three times."""
         goal = np.asarray(position, float)
@@ -429,9 +439,11 @@ class Experiment:
         self.robot = Robot(lab)
         self.cal = self.robot.calibration
         self.mount = np.array(self.cal["wrist"]["mount"]["position"])
-        self.readings: list[dict[str, Any]] = []   # {"load", "value" (mm), "observation_id"}
+        self.readings: list[dict[str, Any]] = []  # {"load", "value" (mm), "observation_id"}
         self.last_reading = 0.0
-        self.pad_offset = 0.01    # finger pads stand proud of what the width reports; measured at the first grasp
+        self.pad_offset = (
+            0.01  # finger pads stand proud of what the width reports; measured at the first grasp
+        )
         self.snapshots = 0
         self.started = time.time()
 
@@ -495,10 +507,17 @@ class Experiment:
         self.survey = survey_fixed(self.cal, self.lab.observe()["images"])
         self.weights_home = list(self.survey.weights)
         self.log("weights (rough):", [np.round(w, 3).tolist() for w in self.weights_home])
-        self.log("ruler:", np.round(self.survey.ruler, 3).tolist(), "lower end z", round(self.survey.ruler_bottom_z, 3))
+        self.log(
+            "ruler:",
+            np.round(self.survey.ruler, 3).tolist(),
+            "lower end z",
+            round(self.survey.ruler_bottom_z, 3),
+        )
         # the robot is in its home posture now: work out the postures at the waypoint from here
-        self.postures = {tuple(q): np.array(self.lab.ik(self.waypoint().tolist(), q)["joints"])
-                         for q in (Q_PICK, Q_PLACE, Q_LOOK, Q_VIEW)}
+        self.postures = {
+            tuple(q): np.array(self.lab.ik(self.waypoint().tolist(), q)["joints"])
+            for q in (Q_PICK, Q_PLACE, Q_LOOK, Q_VIEW)
+        }
         self.measure_weight()
         self.locate_tray()
 
@@ -538,15 +557,19 @@ class Experiment:
         _, im, cam = self.look()
         front = fixed_camera(self.cal, "front")
         hidden = np.zeros(im.shape[:2], bool)
-        hidden[:, int(front.project(r)[0]) - 10:] = True     # the ruler stands in front of the tray
-        views = [(cam, pixels_to_mask(max(components(tray_mask(im), 100), key=len), im.shape[:2]), None),
-                 (front, pixels_to_mask(self.survey.front_tray, im.shape[:2]), hidden)]
+        hidden[:, int(front.project(r)[0]) - 10 :] = True  # the ruler stands in front of the tray
+        views = [
+            (cam, pixels_to_mask(max(components(tray_mask(im), 100), key=len), im.shape[:2]), None),
+            (front, pixels_to_mask(self.survey.front_tray, im.shape[:2]), hidden),
+        ]
         p = fit_box_top(views, [r[2] - 0.18, r[0] - 0.12, r[0] - 0.01, r[1] - 0.12, r[1] - 0.04])
         self.tray_top = float(p[0])
         self.tray_center = np.array([(p[1] + p[2]) / 2, (p[3] + p[4]) / 2])
         self.tray_half = np.array([(p[2] - p[1]) / 2, (p[4] - p[3]) / 2])
-        self.log(f"tray: top at z {self.tray_top:.4f}, centre {np.round(self.tray_center, 4).tolist()}, "
-                 f"half sizes {np.round(self.tray_half, 4).tolist()}")
+        self.log(
+            f"tray: top at z {self.tray_top:.4f}, centre {np.round(self.tray_center, 4).tolist()}, "
+            f"half sizes {np.round(self.tray_half, 4).tolist()}"
+        )
         self.turn(Q_LOOK)
 
     # ---------------------------------------------------------------- readings
@@ -608,18 +631,21 @@ class Experiment:
                 self.reading_pose(pointer_z)
                 recent, levelled = [], levelled + 1
                 continue
-            recent = (recent + [(value, view.pointer_u or 0.0)])[-SETTLE_LOOKS:]
+            recent = [*recent, (value, view.pointer_u or 0.0)][-SETTLE_LOOKS:]
             spread = np.ptp(np.array(recent), axis=0)
             if len(recent) == SETTLE_LOOKS and spread[0] < SETTLE_SPREAD_MM and spread[1] < SETTLE_SPREAD_PX:
                 if not waited:
                     self.lab.wait(SETTLE_MORE_S)
                     recent, waited = [], True
                     continue
-                self.readings.append({"load": load, "value": round(value, 2),
-                                      "observation_id": seen["observation_id"]})
+                self.readings.append(
+                    {"load": load, "value": round(value, 2), "observation_id": seen["observation_id"]}
+                )
                 self.last_reading = round(value, 2)
-                self.log(f"load {load}: reading {value:.2f} mm (observation {seen['observation_id']}, "
-                         f"camera {1000 * (cam.position[2] - pointer_z):+.1f} mm from level)")
+                self.log(
+                    f"load {load}: reading {value:.2f} mm (observation {seen['observation_id']}, "
+                    f"camera {1000 * (cam.position[2] - pointer_z):+.1f} mm from level)"
+                )
                 return
             self.lab.wait(SETTLE_INTERVAL_S)
         raise RuntimeError("the pointer does not come to rest")
@@ -685,8 +711,8 @@ class Experiment:
     def run(self, mass: float, fabricate_mm: float = 0.0) -> dict[str, Any]:
         self.take_survey()
         self.find_zero()
-        self.take_reading(0, self.tray_top + 0.02)     # the pointer is about 2 cm above the tray
-        drop = 0.008                                   # first guess of the fall per weight
+        self.take_reading(0, self.tray_top + 0.02)  # the pointer is about 2 cm above the tray
+        drop = 0.008  # first guess of the fall per weight
         for n in range(N_LOADS):
             self.leave_ruler(Q_PICK)
             self.pick_from_rack(n)
@@ -705,8 +731,14 @@ class Experiment:
         self.over(self.waypoint()[:2], Q_PICK)
         k, rms = stiffness(self.readings, mass)
         self.log(f"k = {k:.3f} N/m (fit rms {rms * 1000:.3f} mm)")
-        citations = [{"observation_id": r["observation_id"], "instrument": "ruler",
-                      "value": round(r["value"] + fabricate_mm, 2)} for r in self.readings]
+        citations = [
+            {
+                "observation_id": r["observation_id"],
+                "instrument": "ruler",
+                "value": round(r["value"] + fabricate_mm, 2),
+            }
+            for r in self.readings
+        ]
         answer = self.lab.submit({"k": round(k, 3)}, citations)
         self.log("submitted:", answer)
         return answer
@@ -723,8 +755,12 @@ def printed_mass(card_path: str = "card.md") -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description="Hooke's law on the lab bench.")
-    parser.add_argument("--fabricate-mm", type=float, default=0.0,
-                        help="shift every cited reading by this many mm (a deliberately false variant)")
+    parser.add_argument(
+        "--fabricate-mm",
+        type=float,
+        default=0.0,
+        help="shift every cited reading by this many mm (a deliberately false variant)",
+    )
     args = parser.parse_args()
     Experiment(Lab()).run(printed_mass(), args.fabricate_mm)
 
