@@ -17,7 +17,7 @@ value.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import ClassVar, Protocol
 
@@ -25,10 +25,10 @@ import mujoco
 import numpy as np
 
 from actloop.sim.scene import TABLE_TOP_Z, WORLD_GEOM
-from actloop.suites.lab.instruments import InstrumentSpec, LoggerSpec, Shown
+from actloop.suites.lab.instruments import InstrumentSpec, LoggerSpec
 from actloop.suites.lab.physics.circuits import Circuit
-from actloop.suites.lab.platforms.base import Platform, ReadingSite
-from actloop.suites.lab.platforms.display import DisplayFace, blank_textures, faces_assets, faces_textures
+from actloop.suites.lab.platforms.base import ReadingSite
+from actloop.suites.lab.platforms.display import DisplayFace, FacedPlatform
 
 BOARD_CENTRE = (0.07, 0.0)
 BOARD_HALF = (0.2, 0.15, 0.006)
@@ -128,7 +128,7 @@ class Wiring(Protocol):
         """The true value of every meter, by instrument name, in its unit."""
 
 
-class CircuitBoard(Platform):
+class CircuitBoard(FacedPlatform):
     """The board of one instance (see the module docstring): ``setpoints`` are the supply's settings in
     order (the first at the start), ``dt`` the physics step."""
 
@@ -167,14 +167,8 @@ class CircuitBoard(Platform):
         return BoardState(self.powered, self.setpoint, dict(self.seated))
 
     # --- scene ---
-    def assets_xml(self) -> str:
-        return faces_assets(m.face for m in self.meters)
-
-    def textures(self) -> dict[str, np.ndarray]:
-        return blank_textures(m.face for m in self.meters)
-
-    def redraw(self, shown: Callable[[str], Shown | None]) -> dict[str, np.ndarray]:
-        return faces_textures((m.face for m in self.meters), shown)
+    def faces(self) -> Iterable[DisplayFace]:
+        return (m.face for m in self.meters)
 
     def bodies_xml(self) -> str:
         bx, by = BOARD_CENTRE

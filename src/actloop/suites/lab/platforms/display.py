@@ -15,7 +15,7 @@ from PIL import Image, ImageDraw
 
 from actloop.errors import ConfigError
 from actloop.suites.lab.instruments import DigitalDisplay, InstrumentSpec, Shown
-from actloop.suites.lab.platforms.base import ReadingSite
+from actloop.suites.lab.platforms.base import Platform, ReadingSite
 from actloop.suites.lab.reference.display import CHARACTERS, DIGIT_HEIGHT, Cell, cells_of, layout
 
 TEXTURE_HEIGHT_PX = 96
@@ -156,3 +156,21 @@ def faces_assets(faces: Iterable[DisplayFace]) -> str:
 def blank_textures(faces: Iterable[DisplayFace]) -> dict[str, np.ndarray]:
     """Every face blank: what :meth:`Platform.textures` gives before the first frame."""
     return {face.texture: face.texture_image("") for face in faces}
+
+
+class FacedPlatform(Platform):
+    """A platform whose digital displays are :class:`DisplayFace` s: their materials, blank textures and
+    per-frame faces come from :meth:`faces`."""
+
+    def faces(self) -> Iterable[DisplayFace]:
+        """The bench's display faces."""
+        return ()
+
+    def assets_xml(self) -> str:
+        return faces_assets(self.faces())
+
+    def textures(self) -> dict[str, np.ndarray]:
+        return blank_textures(self.faces())
+
+    def redraw(self, shown: Callable[[str], Shown | None]) -> dict[str, np.ndarray]:
+        return faces_textures(self.faces(), shown)

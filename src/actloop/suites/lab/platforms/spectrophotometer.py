@@ -19,18 +19,18 @@ the contents change in time by overriding :meth:`SpectrophotometerBench.absorban
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import mujoco
 import numpy as np
 
 from actloop.sim.scene import TABLE_TOP_Z, WORLD_GEOM
-from actloop.suites.lab.instruments import DigitalDisplay, InstrumentSpec, Shown
+from actloop.suites.lab.instruments import DigitalDisplay, InstrumentSpec
 from actloop.suites.lab.physics.linear import LN10, exp
 from actloop.suites.lab.physics.spectra import Dye, Spectrophotometer, absorbance
-from actloop.suites.lab.platforms.base import Platform, ReadingSite
-from actloop.suites.lab.platforms.display import DisplayFace, blank_textures, faces_assets, faces_textures
+from actloop.suites.lab.platforms.base import ReadingSite
+from actloop.suites.lab.platforms.display import DisplayFace, FacedPlatform
 
 # --- layout (world frame, metres) ---
 BODY_CENTRE = (0.0, 0.08)
@@ -122,7 +122,7 @@ def liquid_rgb(contents: Sequence[tuple[Dye, float]]) -> tuple[float, float, flo
     )
 
 
-class SpectrophotometerBench(Platform):
+class SpectrophotometerBench(FacedPlatform):
     """The spectrophotometer with its holder, keys and LCDs, and a rack of ``cuvettes`` (slot i holds
     cuvette i); ``seed`` keys the instrument's noise and drift."""
 
@@ -145,14 +145,8 @@ class SpectrophotometerBench(Platform):
         """Every blank taken: (time, wavelength, cuvette in the holder)."""
 
     # --- scene ---
-    def assets_xml(self) -> str:
-        return faces_assets(FACES)
-
-    def textures(self) -> dict[str, np.ndarray]:
-        return blank_textures(FACES)
-
-    def redraw(self, shown: Callable[[str], Shown | None]) -> dict[str, np.ndarray]:
-        return faces_textures(FACES, shown)
+    def faces(self) -> Iterable[DisplayFace]:
+        return FACES
 
     def bodies_xml(self) -> str:
         bx, by = BODY_CENTRE

@@ -14,17 +14,17 @@ past its threshold.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Iterable
 from typing import ClassVar
 
 import mujoco
 import numpy as np
 
 from actloop.sim.scene import TABLE_TOP_Z, WORLD_GEOM
-from actloop.suites.lab.instruments import DigitalDisplay, InstrumentSpec, Shown
+from actloop.suites.lab.instruments import DigitalDisplay, InstrumentSpec
 from actloop.suites.lab.physics.heat import ROOM, ThermalNetwork
-from actloop.suites.lab.platforms.base import Platform, ReadingSite
-from actloop.suites.lab.platforms.display import DisplayFace, blank_textures, faces_assets, faces_textures
+from actloop.suites.lab.platforms.base import ReadingSite
+from actloop.suites.lab.platforms.display import DisplayFace, FacedPlatform
 
 KELVIN = 273.15
 THERMAL_STEPS = 24
@@ -135,7 +135,7 @@ def well_xml(name: str, centre: tuple[float, float], half: tuple[float, float, f
     return f'<body name="{name}" pos="{centre[0]} {centre[1]} {TABLE_TOP_Z}">\n{geoms}\n</body>'
 
 
-class ThermalBench(Platform):
+class ThermalBench(FacedPlatform):
     """The apparatus of one thermistor instance (see the module docstring)."""
 
     drawn_as: ClassVar[dict[str, tuple[str, ...]]] = {"heater_switch": ("rocker",), "setpoint_keys": ("key",)}
@@ -216,14 +216,8 @@ class ThermalBench(Platform):
         excluded = "".join(f'<exclude body1="{body}" body2="controller"/>' for body in pairs)
         return f"<contact>{excluded}</contact>"
 
-    def assets_xml(self) -> str:
-        return faces_assets(FACES)
-
-    def textures(self) -> dict[str, np.ndarray]:
-        return blank_textures(FACES)
-
-    def redraw(self, shown: Callable[[str], Shown | None]) -> dict[str, np.ndarray]:
-        return faces_textures(FACES, shown)
+    def faces(self) -> Iterable[DisplayFace]:
+        return FACES
 
     # --- state ---
     def attach(self, model: mujoco.MjModel, data: mujoco.MjData) -> None:
