@@ -225,7 +225,7 @@ class LabEnv:
 
     def move_joints(self, targets: Sequence[Sequence[float]]) -> dict[str, Any]:
         """Follow ``targets`` (one 7-joint target per physics step); returns the robot state after it."""
-        self._require_running()
+        self.require_running()
         path = self._validated(targets)
         steps = min(len(path), self.clock.steps_left)
         actuators = self._arm_actuators
@@ -236,7 +236,7 @@ class LabEnv:
 
     def gripper(self, width_m: float) -> dict[str, Any]:
         """Command the finger opening (0 to 0.08 m) and let it move for 0.5 s."""
-        self._require_running()
+        self.require_running()
         if not (
             isinstance(width_m, int | float) and math.isfinite(width_m) and 0 <= width_m <= 2 * FINGER_TRAVEL
         ):
@@ -249,7 +249,7 @@ class LabEnv:
 
     def wait(self, seconds: float) -> dict[str, Any]:
         """Hold the commands for ``seconds`` of simulated time (charged to the budget)."""
-        self._require_running()
+        self.require_running()
         if not (isinstance(seconds, int | float) and math.isfinite(seconds) and seconds >= 0):
             raise LabRequestError(f"seconds must be a non-negative number, got {seconds!r}")
         self._step(min(round(seconds / DT), self.clock.steps_left))
@@ -258,7 +258,7 @@ class LabEnv:
     def export(self, logger: str, file: str) -> dict[str, Any]:
         """The CSV text of every row ``logger`` has recorded, logged as exported under the name ``file``
         (the client writes it into the workspace); no simulated time passes."""
-        self._require_running()
+        self.require_running()
         names = {spec.name for spec in self.platform.loggers()}
         if logger not in names:
             raise LabRequestError(f"no logger {logger!r} on this bench; loggers: {sorted(names) or 'none'}")
@@ -272,7 +272,7 @@ class LabEnv:
     def ik(self, position: Sequence[float], quaternion: Sequence[float]) -> dict[str, Any]:
         """Joint angles putting the hand at ``position`` (m) with orientation ``quaternion`` (w, x, y, z),
         from the current posture; the robot does not move, and nothing is checked for collisions."""
-        target = _vector(position, 3, "position")
+        target = request_vector(position, 3, "position")
         rotation = self.rotation_of(quaternion)
         data = self._world.data
         result = self._ik.solve(data.qpos.copy(), np.array(target), rotation, self._arm.joint_positions(data))
@@ -351,14 +351,6 @@ class LabEnv:
     def arm(self) -> ArmHandle:
         return self._arm
 
-    arm_name = ARM
-    dt = DT
-    max_joint_speed = MAX_JOINT_SPEED
-
-    @staticmethod
-    def vector(value: Any, length: int, name: str) -> list[float]:
-        return _vector(value, length, name)
-
     def part_objects(self) -> dict[str, frozenset[tuple[int, int]]]:
         from actloop.suites.lab.level1 import part_objects
 
@@ -383,7 +375,7 @@ class LabEnv:
 
     def rotation_of(self, quaternion: Sequence[float]) -> np.ndarray:
         """The rotation matrix of a (w, x, y, z) quaternion, normalised; refused when zero or malformed."""
-        quat = _vector(quaternion, 4, "quaternion")
+        quat = request_vector(quaternion, 4, "quaternion")
         norm = math.sqrt(sum(x * x for x in quat))
         if norm < 1e-9:
             raise LabRequestError("quaternion must not be zero")
@@ -404,9 +396,6 @@ class LabEnv:
                     touched.add(body)
         return touched
 
-    def require_running(self) -> None:
-        self._require_running()
-
     # --- internals ---
     def _follow_loggers(self) -> None:
         """Start and stop the loggers as their physical controls say."""
@@ -421,7 +410,8 @@ class LabEnv:
         if self.level == "T0":
             raise LabRequestError(f"{call} is a T1 call; this bench serves level {self.level}")
 
-    def _require_running(self) -> None:
+    def require_running(self) -> None:
+        """Refuse any action once the result is submitted or the budget is spent (EpisodeOver)."""
         if self.submission is not None:
             raise EpisodeOver("the result was submitted: the bench accepts no further actions")
         if self.clock.steps_left == 0:
@@ -447,7 +437,7 @@ class LabEnv:
         # a joint pressed a little past its limit starts its trajectory from the limit
         previous = np.clip(self._arm.joint_positions(self._world.data), lows, highs)
         for i, target in enumerate(targets):
-            q = np.array(_vector(target, 7, f"targets[{i}]"))
+            q = np.array(request_vector(target, 7, f"targets[{i}]"))
             for j, (lo, hi) in enumerate(JOINT_LIMITS):
                 if not lo <= q[j] <= hi:
                     raise LabRequestError(
@@ -485,7 +475,7 @@ class LabEnv:
             self._renderer = None
 
 
-def _vector(value: Any, length: int, name: str) -> list[float]:
+def request_vector(value: Any, length: int, name: str) -> list[float]:
     """``value`` as ``length`` finite floats, or a LabRequestError saying what is wrong."""
     if isinstance(value, str) or not isinstance(value, Sequence) or len(value) != length:
         raise LabRequestError(f"{name} must be a list of {length} numbers")

@@ -108,21 +108,21 @@ def segment(env: LabEnv, part: str, camera: str) -> dict[str, Any]:
 
 def move_hand(env: LabEnv, position: Sequence[float], quaternion: Sequence[float]) -> dict[str, Any]:
     """Plan a collision-free path of the hand to the pose and follow it (see the module docstring)."""
-    from actloop.suites.lab.env import LabRequestError
+    from actloop.suites.lab.env import ARM, DT, MAX_JOINT_SPEED, LabRequestError, request_vector
 
     env.require_running()
     target_rotation = env.rotation_of(quaternion)
-    target = np.array(env.vector(position, 3, "position"))
-    planner = Executor(env.world, {env.arm_name: env.arm}, obstacles=_obstacles(env))
+    target = np.array(request_vector(position, 3, "position"))
+    planner = Executor(env.world, {ARM: env.arm}, obstacles=_obstacles(env))
     start, start_rotation = env.arm.control_pose(env.data)
     reasons = []
     for waypoints in _routes(start, target):
         try:
-            path = _plan_route(planner, env.arm_name, start_rotation, target_rotation, waypoints)
+            path = _plan_route(planner, ARM, start_rotation, target_rotation, waypoints)
         except PlanningError as err:
             reasons.append(str(err))
             continue
-        return {"route": len(waypoints), **env.move_joints(_timed(path, env.max_joint_speed, env.dt))}
+        return {"route": len(waypoints), **env.move_joints(_timed(path, MAX_JOINT_SPEED, DT))}
     raise LabRequestError(f"no collision-free path to that pose: {'; '.join(dict.fromkeys(reasons))}")
 
 
