@@ -69,7 +69,8 @@ def _out(args: argparse.Namespace) -> Path:
 def serve_command(args: argparse.Namespace) -> int:
     from actloop.suites.lab.episode import served_episode
 
-    with served_episode(args.experiment, args.seed, args.workspace, _out(args), args.level) as episode:
+    out = _out(args)
+    with served_episode(args.experiment, args.seed, args.workspace, out, args.level) as episode:
         print(
             f"serving {args.experiment} (seed {args.seed}) at {episode.server.url}; "
             f"workspace {args.workspace}",
@@ -80,7 +81,7 @@ def serve_command(args: argparse.Namespace) -> int:
                 time.sleep(POLL_S)
         except KeyboardInterrupt:
             print("stopped before a submission", flush=True)
-        scored = episode.finish(_out(args))
+        scored = episode.finish(out)
     print(json.dumps(scored.summary()), flush=True)
     return 0 if scored.score.success else 1
 
