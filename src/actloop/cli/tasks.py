@@ -1,4 +1,4 @@
-"""``actloop tasks``: every installed suite's tasks with arm count, budget and verified seeds."""
+"""``actloop tasks``: every installed suite's tasks with track, arm count, budget and verified seeds."""
 
 from __future__ import annotations
 
@@ -22,15 +22,16 @@ def command(args: argparse.Namespace) -> int:
     chosen = [get_suite(args.suite)] if args.suite else list(suites().values())
     for suite in chosen:
         table = Table(title=f"{suite.name}: {suite.title} (protocols: {', '.join(suite.protocols)})")
-        for col in ("task", "arms", "budget", "verified seeds", "instruction"):
+        for col in ("task", "track", "arms", "budget", "verified seeds", "instruction"):
             table.add_column(col)
-        for name in suite.task_names():
+        for name in suite.resolve_tasks("everything"):
             info = suite.task_info(name)
             try:
                 seeds = str(len(suite.verified_seeds(name)))
             except ConfigError:
                 seeds = "none"
             budget = "-" if info.budget is None else str(info.budget)
-            table.add_row(name, str(info.arms), budget, seeds, info.instruction)
+            track = info.track if info.base is None else f"{info.track} (of {info.base})"
+            table.add_row(name, track, str(info.arms), budget, seeds, info.instruction)
         console.print(table)
     return 0

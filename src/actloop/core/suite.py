@@ -46,6 +46,9 @@ class TaskInfo:
     base: str | None = None
     """The base family of a held-out variant; None for a base task."""
     instruction: str = ""
+    track: str = "base"
+    """``base`` for the tasks in the headline score; suites may name others (vabench: ``held_out``,
+    ``long_horizon``), which ``all`` leaves out and reports keep apart."""
 
     @property
     def group(self) -> Group:
@@ -195,16 +198,26 @@ class Suite(ABC):
         return verified[:count]
 
     def resolve_tasks(self, names: str | list[str]) -> list[str]:
-        """Task names from a list or a comma-separated string; ``all`` means every task."""
+        """Task names from a list or a comma-separated string.
+
+        ``all`` means every base task (the headline score), ``everything`` every task, and a track's
+        name (vabench: ``held_out``, ``long_horizon``) that track's tasks; these may be mixed with names.
+        """
         if isinstance(names, str):
-            names = (
-                self.task_names() if names == "all" else [n.strip() for n in names.split(",") if n.strip()]
-            )
+            names = [n.strip() for n in names.split(",") if n.strip()]
+        names = [task for name in names for task in self._expand(name)]
         if not names:
             raise ConfigError("no tasks given")
         for task in names:
             self.task_info(task)
-        return list(names)
+        return list(dict.fromkeys(names))
+
+    def _expand(self, name: str) -> list[str]:
+        if name == "everything":
+            return self.task_names()
+        track = "base" if name == "all" else name
+        members = [t for t in self.task_names() if self.task_info(t).track == track]
+        return members or [name]
 
 
 @dataclass(frozen=True)

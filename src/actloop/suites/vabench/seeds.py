@@ -1,11 +1,12 @@
 """Seed screening and manifests (the seed's appendix C.4).
 
-Candidates are probed in order from 1000. A candidate is retained when (1) its scene settles: reset,
-2000 physics steps, then 500 observed steps during whose last 200 every object's orientation drifts by
-at most 3°, with finite poses throughout; and (2) the privileged expert, acting through the agent's own
-executor from the home state, reaches terminal success within the budget with every planner call
-succeeding. Screening stops at 20 retained seeds; the next retained seed becomes the task's
-demonstration seed, so demonstrations never show an evaluation scene.
+Candidates are probed in order from the task's first candidate (1000; 3000 for held-out variants). A
+candidate is retained when (1) its scene settles: reset, 2000 physics steps, then 500 observed steps
+during whose last 200 every object's orientation drifts by at most 3°, with finite poses throughout; and
+(2) the privileged expert, acting through the agent's own executor from the home state, reaches terminal
+success within the budget with every planner call succeeding. Screening stops at 20 retained seeds; the
+next retained seed becomes the task's demonstration seed, so demonstrations never show an evaluation
+scene.
 """
 
 from __future__ import annotations
@@ -32,9 +33,10 @@ from actloop.records.compare import (
 from actloop.sim.fingerprint import actloop_version, platform_fingerprint, same_platform
 from actloop.suites.vabench.env import SpatialEnv
 from actloop.suites.vabench.protocol.step import Transition
+from actloop.suites.vabench.task import get_task
 
-FIRST_CANDIDATE = 1000
-LAST_CANDIDATE = 5000
+CANDIDATE_POOL = 2000
+"""How many candidates, from the task's ``first_candidate`` on, screening may probe."""
 EVALUATION_SEEDS = 20
 SETTLE_STEPS = 2000
 OBSERVE_STEPS = 500
@@ -207,7 +209,8 @@ def screen(task: str, on_probe: Callable[[Probe], None] | None = None) -> Manife
         actloop_version=actloop_version(),
         platform=platform_fingerprint(),
     )
-    for seed in range(FIRST_CANDIDATE, LAST_CANDIDATE + 1):
+    first = get_task(task).first_candidate
+    for seed in range(first, first + CANDIDATE_POOL):
         probe = probe_seed(task, seed)
         manifest.probed += 1
         if on_probe:

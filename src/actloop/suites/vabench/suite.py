@@ -35,10 +35,7 @@ class VABench(Suite):
         from actloop.suites.vabench.task import get_task
 
         cls = get_task(task)
-        base = getattr(cls, "base_task", None)
-        if base is not None and not isinstance(base, str):
-            base = getattr(base, "name", None)
-        return TaskInfo(task, len(cls.arms), int(cls.budget), base, cls.instruction)
+        return TaskInfo(task, len(cls.arms), int(cls.budget), cls.base_task, cls.instruction, cls.track)
 
     def verified_seeds(self, task: str) -> list[int]:
         from actloop.suites.vabench.seeds import load_manifest

@@ -12,7 +12,7 @@ import math
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar, Literal, TypeVar
 
 import numpy as np
 
@@ -23,6 +23,12 @@ from actloop.suites.vabench.confirm import CONFIRMED, confirmed_after_settle
 from actloop.suites.vabench.protocol.decisions import Arm, EnvAction
 
 LIFT_THRESHOLD_M = 0.05
+Track = Literal["base", "held_out", "long_horizon"]
+"""Which part of the suite a task belongs to: the 14 base families (scored in the headline
+macro-average), the seven held-out variants, or the long-horizon basket track (both reported apart)."""
+BASE_CANDIDATES = 1000
+HELD_OUT_CANDIDATES = 3000
+"""First candidate seed of the held-out variants: their seeds never coincide with a base family's."""
 
 
 @dataclass
@@ -79,6 +85,11 @@ class Task(ABC):
     success confirmation."""
     clear_arms_to_confirm: ClassVar[bool] = False
     """Placements: the confirmation first puts the arms at home, so the object must stand on its own."""
+    track: ClassVar[Track] = "base"
+    base_task: ClassVar[str | None] = None
+    """A held-out variant's base family: the variant reuses its instruction and demonstration summary."""
+    first_candidate: ClassVar[int] = BASE_CANDIDATES
+    """Where seed screening starts (appendix C.4's ordered candidate pool)."""
 
     def __init__(self, seed: int) -> None:
         self.seed = seed
