@@ -28,9 +28,9 @@ def test_50mm_move_moves_gc_50mm(env: SpatialEnv, axis: str, sign: str) -> None:
     assert np.linalg.norm(np.delete(delta, i)) < 0.002
 
 
-@pytest.mark.parametrize(("axis", "sign"), [("rx", "+"), ("rx", "-"), ("ry", "-"), ("rz", "+"), ("rz", "-")])
-def test_45deg_rotation_keeps_gc_within_5mm(env: SpatialEnv, axis: str, sign: str) -> None:
-    # (ry + tilts the fingers away from the robot; from the home pose that needs the elbow past its limit)
+@pytest.mark.parametrize("sign", ["+", "-"])
+@pytest.mark.parametrize("axis", ["rx", "ry", "rz"])
+def test_45deg_rotation_from_home_keeps_gc_within_5mm(env: SpatialEnv, axis: str, sign: str) -> None:
     before_gc = _gc(env)
     _, before_rot = env.context.arms["right"].control_pose(env.world.data)
     result = env.step(RotateLocal(axis, sign, 45.0))  # type: ignore[arg-type]

@@ -2,9 +2,10 @@
 
 Every command is planned completely before anything moves: the Cartesian path is sampled finely, each
 sample is solved by IK from the previous one, and every sample is checked for joint-limit jumps and for
-robot contact with the static world (table, floor, pedestals). Only a fully feasible plan is executed,
-as a smooth minimum-jerk joint trajectory tracked by the position servos in physics. The result says
-whether planning succeeded and why not.
+robot contact with the static world (table, floor, pedestals). With two arms, the motion as it will be
+executed (every moving arm at the same phase of its path, the others where they stand) is also checked
+for arm-arm contact. Only a fully feasible plan is executed, as a smooth minimum-jerk joint trajectory
+tracked by the position servos in physics. The result says whether planning succeeded and why not.
 """
 
 from __future__ import annotations
@@ -33,6 +34,9 @@ MIN_DURATION = 0.4
 SETTLE_TIME = 0.15
 GRIPPER_TIME = 0.4
 PENETRATION_TOLERANCE = 0.001  # metres of robot-world overlap tolerated at a waypoint
+ARM_CLEARANCE = 0.01
+"""Metres two arms must keep between them along a planned motion: servo tracking lags the plan by a few
+millimetres, so a plan that merely avoids contact could still make the arms touch in physics."""
 
 
 @dataclass(frozen=True)
@@ -72,6 +76,7 @@ class Executor:
                 g for g in range(model.ngeom) if int(model.body_weldid[model.geom_bodyid[g]]) == 0
             )
         self._static_geoms = obstacles - robot_geoms
+        self._geom_ids = {name: np.array(sorted(handle.geoms)) for name, handle in arms.items()}
 
     # --- public commands ---
     def move_world(self, moves: dict[str, np.ndarray]) -> PlanResult:
@@ -94,6 +99,10 @@ class Executor:
                 return PlanResult(False, f"{arm} arm: {err}", clamped=bool(clamped_arms))
         if longest < 1e-6:
             return PlanResult(False, "target is at the workspace limit; no motion possible", clamped=True)
+        try:
+            self._check_arm_clearance(paths)
+        except PlanningError as err:
+            return PlanResult(False, str(err), clamped=bool(clamped_arms))
         self._execute(paths, max(MIN_DURATION, longest / CARTESIAN_SPEED))
         note = "motion executed"
         if clamped_arms:
@@ -118,6 +127,7 @@ class Executor:
             poses.append((p_new, r_new))
         try:
             path = self.plan(arm, poses)
+            self._check_arm_clearance({arm: path})
         except PlanningError as err:
             return PlanResult(False, str(err))
         self._execute({arm: path}, max(MIN_DURATION, abs(math.degrees(angle_rad)) / ANGULAR_SPEED_DEG))
@@ -165,6 +175,42 @@ class Executor:
                 name = mujoco.mj_id2name(self.world.model, mujoco.mjtObj.mjOBJ_GEOM, other) or "scene"
                 raise PlanningError(f"path would collide with the {name}")
 
+    def _check_arm_clearance(self, paths: dict[str, np.ndarray]) -> None:
+        """Raise PlanningError if, anywhere along the synchronized motion, two arms come closer than
+        ``ARM_CLEARANCE``.
+
+        The motion is sampled at twice the density of the longest path, with every moving arm at the same
+        phase (as :meth:`_execute` tracks them) and the other arms standing still.
+        """
+        if len(self.arms) < 2:
+            return
+        model, data = self.world.model, self._check
+        base = self.world.data.qpos.copy()
+        samples = 2 * max(len(path) - 1 for path in paths.values())
+        for k in range(1, samples + 1):
+            data.qpos[:] = base
+            for arm, path in paths.items():
+                data.qpos[self.arms[arm].qpos_idx] = path_point(path, k / samples)
+            mujoco.mj_kinematics(model, data)
+            for moving in paths:
+                for other in self.arms:
+                    if other != moving and self._arms_closer_than_clearance(moving, other):
+                        raise PlanningError(
+                            f"the {moving} arm would collide with the {other} arm; "
+                            "move one of them clear first"
+                        )
+
+    def _arms_closer_than_clearance(self, first: str, second: str) -> bool:
+        """Any geom of one arm within ``ARM_CLEARANCE`` of any geom of the other, in the check data."""
+        model, data = self.world.model, self._check
+        a, b = self._geom_ids[first], self._geom_ids[second]
+        centre_gap = np.linalg.norm(data.geom_xpos[a][:, None, :] - data.geom_xpos[b][None, :, :], axis=2)
+        bound = model.geom_rbound[a][:, None] + model.geom_rbound[b][None, :] + ARM_CLEARANCE + 1e-6
+        for i, j in zip(*np.nonzero(centre_gap < bound), strict=True):
+            if mujoco.mj_geomDistance(model, data, int(a[i]), int(b[j]), ARM_CLEARANCE, None) < ARM_CLEARANCE:
+                return True
+        return False
+
     # --- execution ---
     def _execute(self, paths: dict[str, np.ndarray], duration: float) -> None:
         """Track joint paths with a min-jerk profile, then settle."""
@@ -174,10 +220,16 @@ class Executor:
         for k in range(1, n_steps + 1):
             s = float(min_jerk(k / n_steps))
             for arm, path in paths.items():
-                x = s * (len(path) - 1)
-                i = min(int(x), len(path) - 2) if len(path) > 1 else 0
-                frac = x - i
-                q = path[i] if len(path) == 1 else (1 - frac) * path[i] + frac * path[i + 1]
-                data.ctrl[self.arms[arm].ctrl_idx] = q
+                data.ctrl[self.arms[arm].ctrl_idx] = path_point(path, s)
             self.world.step(1)
         self.world.step(round(SETTLE_TIME / dt))
+
+
+def path_point(path: np.ndarray, phase: float) -> np.ndarray:
+    """The joint vector at ``phase`` in [0, 1] along a joint path, linear between its samples."""
+    if len(path) == 1:
+        return np.asarray(path[0])
+    x = phase * (len(path) - 1)
+    i = min(int(x), len(path) - 2)
+    frac = x - i
+    return np.asarray((1 - frac) * path[i] + frac * path[i + 1])

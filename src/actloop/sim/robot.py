@@ -40,10 +40,11 @@ JOINT_COLOR = "0.22 0.22 0.25 1"
 HAND_COLOR = "0.85 0.86 0.88 1"
 PAD_COLOR = "0.15 0.15 0.17 1"
 
-# Contact groups: robot geoms touch the world and objects but never each other (the planner checks
-# arm-arm clearance itself); see ``scene.py`` for the world side.
-ROBOT_CONTYPE = 2
-ROBOT_CONAFFINITY = 1
+# Contact groups (MuJoCo collides two geoms when either's contype shares a bit with the other's
+# conaffinity): every arm touches the world (contype 1) and objects; the right arm (2, 1) never touches
+# itself, the left arm (4, 3) never touches itself but does touch the right arm, so two arms collide in
+# physics as they would in reality, and the executor refuses plans that would make them.
+ARM_CONTACT_BITS = {"right": (2, 1), "left": (4, 3)}
 
 
 @dataclass(frozen=True)
@@ -64,7 +65,8 @@ def arm_xml(mount: ArmMount) -> str:
     p = mount.name
     yaw = math.radians(mount.yaw_deg)
     base_quat = (math.cos(yaw / 2), 0.0, 0.0, math.sin(yaw / 2))
-    geom = f'contype="{ROBOT_CONTYPE}" conaffinity="{ROBOT_CONAFFINITY}" group="1"'
+    contype, conaffinity = ARM_CONTACT_BITS[p]
+    geom = f'contype="{contype}" conaffinity="{conaffinity}" group="1"'
     out = [
         f'<body name="{p}_link0" pos="{_fmt(mount.base)}" quat="{_fmt(base_quat)}" gravcomp="1">',
         f'<geom name="{p}_base" type="cylinder" size="0.09 0.03" pos="0 0 0.03" '

@@ -15,7 +15,9 @@ from actloop.sim.robot import GC_OFFSET
 from actloop.sim.scene import LEFT_ARM, RIGHT_ARM, SceneConfig, build_model
 from actloop.sim.world import World
 
-HOME_GC = {"right": np.array([0.25, -0.20, 0.95]), "left": np.array([-0.25, -0.20, 0.95])}
+# GC 10 cm in front of the arm's shoulder line: from here the gripper can turn 55° about every local axis
+# in either direction (at y = -0.20 the elbow met joint 4's limit after about 25° of ry+).
+HOME_GC = {"right": np.array([0.25, -0.10, 0.95]), "left": np.array([-0.25, -0.10, 0.95])}
 # Gripper pointing straight down, fingers closing along world x: columns rx, ry, rz.
 HOME_ROTATION = np.array([[0.0, 1.0, 0.0], [0.0, 0.0, -1.0], [-1.0, 0.0, 0.0]])
 HOME_SEED_Q = np.array([0.0, -0.6, 0.0, -2.9, 0.0, 2.3, 0.8])
@@ -24,12 +26,12 @@ HOME_SOLVE_ERROR = (1e-9, 1e-9)
 
 HOME_Q: dict[str, tuple[float, ...]] = {
     "right": (
-        0.0716544141140135, -0.7269708578444664, 0.07627939517139536, -2.722334871388091,
-        0.055632640638648964, 1.996245802497042, 0.8911121265669183,
+        0.04636471835422796, -0.3794508043792073, 0.06755133207871786, -2.4627910140891958,
+        0.028704886892364955, 2.0839749009468305, 0.880423310411276,
     ),
     "left": (
-        -0.0656054589468446, -0.7272745463200391, -0.08180595273689398, -2.722282952570414,
-        -0.059674078270594476, 1.9960201113203002, 0.6832704077945645,
+        -0.0418547042597184, -0.37956548677006624, -0.07176992862414121, -2.4627804581370736,
+        -0.03050388673309639, 2.083928225236209, 0.6918488481307635,
     ),
 }  # fmt: skip
 
