@@ -16,12 +16,14 @@ CHECKPOINTS = {
     "place_single_cube": ["grasped", "placed"],
     "lift_pot": ["left_grasped", "right_grasped", "lifted"],
     "grasp_single_cube_tall": ["approached", "grasped", "lifted"],
+    "basket": [f"in_basket_{obj}" for obj in "abcde"],
 }
 TASKS = {
     "grasp_single_cube": TaskInfo("grasp_single_cube", 1, 50),
     "place_single_cube": TaskInfo("place_single_cube", 1, 100),
     "lift_pot": TaskInfo("lift_pot", 2, 50),
     "grasp_single_cube_tall": TaskInfo("grasp_single_cube_tall", 1, 50, base="grasp_single_cube"),
+    "basket": TaskInfo("basket", 1, 200, track="long_horizon"),
 }
 
 
@@ -44,10 +46,12 @@ def row(
     model: str = "m/a",
     protocol: str = "active",
     summary: str | None = None,
+    metrics: dict[str, float] | None = None,
 ) -> dict[str, Any]:
     """A results.jsonl row; ``outcome`` is "success", "fail", "infra_error" or "error".
 
-    A success reaches every checkpoint, a failure only the first, an error row has no checkpoint data.
+    A success reaches every checkpoint, a failure only the first, an error row has no checkpoint data;
+    ``metrics`` are the final state's measurements.
     """
     names = CHECKPOINTS[task]
     if outcome == "success":
@@ -78,6 +82,8 @@ def row(
     }
     if summary is not None:
         data["summary"] = summary
+    if metrics is not None:
+        data["metrics"] = metrics
     return data
 
 

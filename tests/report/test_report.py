@@ -196,6 +196,25 @@ def test_no_held_out_tables_without_variant_rows(tmp_path: Path) -> None:
     assert not any(t.key.startswith("table4") for t in out.tables)
 
 
+def test_long_horizon_placements_and_strict_success_stay_out_of_the_base_numbers(tmp_path: Path) -> None:
+    basket = [
+        row("basket", 1, 1, "success", metrics={"objects_in_basket": 5}),
+        row("basket", 2, 1, "fail", metrics={"objects_in_basket": 3}),
+        row("basket", 3, 1, "infra_error"),
+    ]
+    directory = write_dir(tmp_path / "d", [*rows_of(OUTCOMES_B, model="m/b"), *basket])
+    out = build_report([directory], tmp_path / "o", lookup=lookup)
+    assert out.analysis.other_tracks == {"long_horizon": ["basket"]}
+    assert "basket" not in out.analysis.base_tasks
+    table = next(t for t in out.tables if t.key == "table5_long_horizon")
+    assert table.rows[0].cells[2:5] == ["3", "8/15", "53.33"]
+    assert table.rows[0].cells[5].startswith("1/3 (33.33)")
+    record = table.records[0]
+    assert (record["objects_placed"], record["objects_possible"], record["infra_errors"]) == (8, 15, 1)
+    table3 = next(t for t in out.tables if t.key == "table3_summary")
+    assert {r["tasks"] for r in table3.records if r["subset"] == "all"} == {3}
+
+
 def test_files_markdown_csv_html_with_svg_and_a_viewer_link_per_episode(report, tmp_path: Path) -> None:
     out = tmp_path / "out"
     names = {p.name for p in report.files}

@@ -19,6 +19,9 @@ from actloop.errors import ConfigError
 console = Console(width=None if sys.stdout.isatty() else 140)
 DEFAULT_DEMOS = Path("runs/demos")
 DEFAULT_SUMMARIES = Path("runs/summaries")
+TASKS_HELP = (
+    "comma-separated task names or tracks: all (the base families), held_out, long_horizon, everything"
+)
 
 
 def say(line: str) -> None:

@@ -11,6 +11,7 @@ from rich.table import Table
 from actloop.cli.common import (
     DEFAULT_DEMOS,
     DEFAULT_SUMMARIES,
+    TASKS_HELP,
     add_model_arguments,
     add_suite_argument,
     console,
@@ -23,7 +24,7 @@ from actloop.core.suite import get_suite
 def add_parser(sub: Any) -> None:
     p = sub.add_parser("learn", help="let a model study each task's demonstration and store its summary")
     add_suite_argument(p)
-    p.add_argument("--tasks", required=True, help="comma-separated task names, or 'all'")
+    p.add_argument("--tasks", required=True, help=TASKS_HELP)
     add_model_arguments(p)
     p.add_argument("--demos", type=Path, default=DEFAULT_DEMOS, help="demonstrations (filmed if missing)")
     p.add_argument("--summaries", type=Path, default=DEFAULT_SUMMARIES, help="summary store")

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from actloop.cli.common import (
     DEFAULT_SUMMARIES,
+    TASKS_HELP,
     add_model_arguments,
     add_suite_argument,
     csv,
@@ -29,7 +30,7 @@ if TYPE_CHECKING:
 def add_parser(sub: Any) -> None:
     p = sub.add_parser("run", help="evaluate models on verified seeds (resumes an earlier run)")
     add_suite_argument(p)
-    p.add_argument("--tasks", required=True, help="comma-separated task names, or 'all'")
+    p.add_argument("--tasks", required=True, help=TASKS_HELP)
     p.add_argument(
         "--seeds", type=positive_int, default=20, help="use the first N verified seeds of each task"
     )

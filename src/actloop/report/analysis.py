@@ -2,8 +2,9 @@
 
 Terminal success follows equation 3: per run, each task's success rate over its seeds, averaged over the
 task families of a subset (single-arm, dual-arm, all); then mean and sample SD across runs. Episodes that
-ended in ``infra_error`` or ``error`` stay in every denominator and are counted separately. Held-out
-variants (tasks with a base family) are kept out of the base-task numbers and compared with their base.
+ended in ``infra_error`` or ``error`` stay in every denominator and are counted separately. Only base
+tasks enter the base-task numbers: held-out variants (tasks with a base family) are compared with their
+base, and tasks of other tracks (vabench's long-horizon basket) are reported on their own.
 """
 
 from __future__ import annotations
@@ -120,6 +121,8 @@ class Analysis:
     base_tasks: list[str]
     """Base task families, single-arm first, then dual-arm, then those of unknown arm count."""
     variants: list[str]
+    other_tracks: dict[str, list[str]]
+    """Track name -> its tasks present, for tasks that are neither base tasks nor held-out variants."""
     counts: dict[tuple[Condition, str, int], Count]
     """(condition, task, run) -> outcome counts."""
     runs: dict[Condition, list[int]]
@@ -236,14 +239,19 @@ def analyse(episodes: list[Episode], tasks: dict[str, TaskInfo]) -> Analysis:
         names[episode.task].update(episode.checkpoints)
     present = {e.task for e in episodes}
     base = sorted(
-        (t for t in present if tasks[t].base is None), key=lambda t: (GROUPS.index(tasks[t].group), t)
+        (t for t in present if tasks[t].track == "base" and tasks[t].base is None),
+        key=lambda t: (GROUPS.index(tasks[t].group), t),
     )
     variants = sorted(t for t in present if tasks[t].base is not None)
+    other_tracks: dict[str, list[str]] = defaultdict(list)
+    for task in sorted(present - set(base) - set(variants)):
+        other_tracks[tasks[task].track].append(task)
     analysis = Analysis(
         tasks=tasks,
         conditions=sorted(runs),
         base_tasks=base,
         variants=variants,
+        other_tracks=dict(other_tracks),
         counts=dict(counts),
         runs={c: sorted(r) for c, r in runs.items()},
         checkpoint_names={t: sorted(n) for t, n in names.items()},

@@ -1,4 +1,5 @@
-"""Task metadata a report needs: arm count, step budget and, for held-out variants, the base family."""
+"""Task metadata a report needs: arm count, step budget, track and, for held-out variants, the base
+family."""
 
 from __future__ import annotations
 
@@ -36,7 +37,7 @@ def resolve_tasks(
         info = lookup(name) or TaskInfo(name, None, None)
         arms = info.arms if info.arms is not None else _recorded_arms(record_dirs.get(name, []))
         budget = info.budget if info.budget is not None else budgets.get(name)
-        out[name] = TaskInfo(name, arms, budget, info.base)
+        out[name] = TaskInfo(name, arms, budget, info.base, info.instruction, info.track)
     return out
 
 

@@ -1,5 +1,6 @@
 """vabench's own report tables: active vs passive (table 4 and per family), held-out transfer (tables 5
-and 15), and the hardened verdict against the paper's literal one."""
+and 15), the long-horizon basket track (table 5's last columns), and the hardened verdict against the
+paper's literal one."""
 
 from __future__ import annotations
 
@@ -24,6 +25,8 @@ def report_tables(a: Analysis) -> list[Table]:
     if comparisons:
         tables += [protocol_table(comparisons), family_protocol_table(a, comparisons)]
     tables += held_out_tables(a)
+    if a.other_tracks.get("long_horizon"):
+        tables.append(long_horizon_table(a))
     tables.append(verdict_table(a))
     return tables
 
@@ -202,6 +205,66 @@ def held_out_tables(a: Analysis) -> list[Table]:
         base_name = a.tasks[variant].base or ""
         per_task.add([variant, base_name, *(cells[variant].get(c, "–") for c in a.conditions)])
     return [summary, per_task] if summary.rows else []
+
+
+OBJECTS_PLACED = "objects_in_basket"
+"""The long-horizon task's final-state metric: how many of its objects are in the basket."""
+PLACEMENT_CHECKPOINT = "in_basket_"
+"""Prefix of the long-horizon task's per-object checkpoints; their number is the objects per episode."""
+
+
+def long_horizon_table(a: Analysis) -> Table:
+    """Table 5's long-horizon columns: object placements out of (objects × episodes) and strict success.
+
+    A placement counts when the object is in the basket in the episode's final state; an episode that
+    ended in an error stays in both denominators with the placements its final state shows (none if it
+    never evaluated).
+    """
+    table = Table(
+        "table5_long_horizon",
+        "Long-horizon composition: objects in the basket at the end, out of objects × episodes, and "
+        "strict episode success",
+        ["Condition", "Task", "Episodes", "Objects placed", "Placement %", "Strict success"],
+    )
+    for cond in a.conditions:
+        for task in a.other_tracks["long_horizon"]:
+            episodes = [e for e in a.episodes if e.condition == cond and e.task == task]
+            if not episodes:
+                continue
+            objects = sum(name.startswith(PLACEMENT_CHECKPOINT) for name in a.checkpoint_names[task])
+            placed = sum(int(e.scores.get("metrics", {}).get(OBJECTS_PLACED, 0)) for e in episodes)
+            possible = objects * len(episodes)
+            count = a.count(cond, [task])
+            rate = placed / possible if possible else None
+            table.add(
+                [
+                    cond.label,
+                    task,
+                    str(len(episodes)),
+                    f"{placed}/{possible}",
+                    pct(rate),
+                    f"{count.successes}/{count.episodes} ({pct(count.rate)})" + error_note(count),
+                ]
+            )
+            table.records.append(
+                {
+                    **condition_fields(cond),
+                    "task": task,
+                    "episodes": len(episodes),
+                    "objects_placed": placed,
+                    "objects_possible": possible,
+                    "placement_pct": percent_or_blank(rate),
+                    "strict_successes": count.successes,
+                    "strict_success_pct": percent_or_blank(count.rate),
+                    "infra_errors": count.infra_errors,
+                    "errors": count.errors,
+                }
+            )
+    table.notes.append(
+        "Placements are read from each episode's final state; every episode, errors included, counts "
+        "its objects in the denominator."
+    )
+    return table
 
 
 def verdict_table(a: Analysis) -> Table:

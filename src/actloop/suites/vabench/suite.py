@@ -82,6 +82,9 @@ class VABench(Suite):
     def record_demonstration(self, task: str, out: Path) -> str:
         from actloop.suites.vabench.demonstration import record_demonstration
 
+        base = self.task_info(task).base
+        if base is not None:
+            return f"held-out variant: no video of its own, it reuses {base}'s demonstration summary"
         demo = record_demonstration(task, out)
         return f"seed {demo.seed}, {demo.video_frames} video frames -> {out / task}"
 
@@ -91,6 +94,7 @@ class VABench(Suite):
         from actloop.suites.vabench.agent.learn_run import learn
         from actloop.suites.vabench.demonstration import load_demonstration, record_demonstration
 
+        tasks = list(dict.fromkeys(self.task_info(t).base or t for t in tasks))  # variants learn nothing
         for task in tasks:
             try:
                 load_demonstration(demos, task)

@@ -56,6 +56,7 @@ class Scorekeeper:
                 "paper_success_step": self.paper_success_step,
                 "paper_failed_conditions": paper_failed,
                 "checkpoints": dict(evaluation.checkpoints) if evaluation else {},
+                "metrics": dict(evaluation.metrics) if evaluation else {},
                 "repairs": repairs,
             },
         )
