@@ -32,9 +32,10 @@ _TASK = re.compile(r"## Task\n(?P<instruction>.+?)(?:\n\n|\n##|$)", re.S)
 
 @dataclass(frozen=True)
 class Proprio:
-    """The right arm's proprioception as printed in the observation text."""
+    """One arm's proprioception as printed in the observation text."""
 
     gc: np.ndarray
+    rx: np.ndarray
     ry: np.ndarray
     gripper_open: bool
 
@@ -44,10 +45,20 @@ class Turn:
     """Everything the baseline uses for one decision."""
 
     instruction: str
-    proprio: Proprio
+    arms: dict[str, Proprio]
+    """Proprioception of every arm the observation reports (``right``; ``left`` too in dual-arm tasks)."""
     images: list[np.ndarray]
     planner_failed: bool
     state: dict
+
+    @property
+    def proprio(self) -> Proprio:
+        """The right arm's proprioception (the only arm of single-arm tasks)."""
+        return self.arms["right"]
+
+    @property
+    def dual(self) -> bool:
+        return len(self.arms) == 2
 
     @property
     def passive(self) -> bool:
@@ -67,12 +78,12 @@ def read_turn(messages: list[ChatMessage]) -> Turn | None:
     if observation is None:
         return None
     text, images = observation
-    proprio = parse_proprio(text)
-    if proprio is None:
+    arms = {arm: p for arm in ("left", "right") if (p := parse_proprio(text, arm)) is not None}
+    if "right" not in arms:
         return None
     return Turn(
         instruction=instruction(messages),
-        proprio=proprio,
+        arms=arms,
         images=images,
         planner_failed="planner success: no" in text,
         state=_previous_state(messages),
@@ -84,18 +95,21 @@ def emit(action: dict, state: dict, why: str) -> str:
     return json.dumps({**action, "reason": f"{why} [baseline {json.dumps(state)}]"})
 
 
-def parse_proprio(text: str) -> Proprio | None:
-    section = text.split("right arm:", 1)
+def parse_proprio(text: str, arm: str = "right") -> Proprio | None:
+    """The proprioception block of ``arm`` (from its ``<arm> arm:`` line to the next arm's), or None."""
+    section = re.split(rf"(?m)^{arm} arm:", text, maxsplit=1)
     if len(section) < 2:
         return None
-    body = section[1]
+    body = re.split(r"(?m)^\w+ arm:", section[1], maxsplit=1)[0]
     gc = re.search(r"GC \(finger midpoint\) xyz m: " + _VEC, body)
+    rx = re.search(r"local axis rx \(approach\) in world: " + _VEC, body)
     ry = re.search(r"local axis ry \(finger closing\) in world: " + _VEC, body)
     grip = re.search(r"gripper: (open|closed)", body)
-    if not (gc and ry and grip):
+    if not (gc and rx and ry and grip):
         return None
     return Proprio(
         gc=np.array([float(g) for g in gc.groups()]),
+        rx=np.array([float(g) for g in rx.groups()]),
         ry=np.array([float(g) for g in ry.groups()]),
         gripper_open=grip.group(1) == "open",
     )
