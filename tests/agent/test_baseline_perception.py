@@ -27,7 +27,8 @@ def _gc(result) -> np.ndarray:
 
 def test_topdown_estimate_of_the_cube_matches_the_simulation(env: SpatialEnv) -> None:
     # back away 20 cm and up 10 cm, so the gripper no longer hides the cube from above
-    for translation in (Translation("y", "-", 100.0), Translation("y", "-", 100.0), Translation("z", "+", 100.0)):
+    back, up = Translation("y", "-", 100.0), Translation("z", "+", 100.0)
+    for translation in (back, back, up):
         env.step(MoveWorld(translation))
     result = env.step(CameraAction("view_topdown"))
     image = _image(result)
