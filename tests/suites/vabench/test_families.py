@@ -127,6 +127,20 @@ FAMILIES = {
             "yaw": (-0.5, 0.5),
         },
     ),
+    # table 25
+    "handover_horizontal_block": Family(
+        (
+            "giver_approached",
+            "giver_grasped",
+            "lifted",
+            "presented_vertical",
+            "receiver_grasped",
+            "giver_released",
+            "on_receiver_side_high",
+        ),
+        "handover_chain_completed",
+        {"x": (-0.20, 0.20), "y": (-0.05, 0.0)},
+    ),
 }
 TASKS = task_names()
 RESETS = [(task, seed) for task in FAMILIES for seed in FAMILIES[task].reset_seeds]
