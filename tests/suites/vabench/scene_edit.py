@@ -16,7 +16,7 @@ import numpy as np
 from actloop.sim.robot import FINGER_TRAVEL
 from actloop.suites.vabench.env import SpatialEnv
 from actloop.suites.vabench.protocol.decisions import EnvAction
-from actloop.suites.vabench.protocol.step import Evaluation, StepResult
+from actloop.suites.vabench.protocol.step import Evaluation, Transition
 
 MakeEnv = Callable[..., SpatialEnv]
 """The ``make_env`` fixture (tests/conftest.py): ``make_env(task, seed=1000, *, reset=True, **kwargs)``."""
@@ -118,7 +118,7 @@ def stage_placement(
     set_gripper(env, closed)
 
 
-def play(env: SpatialEnv, actions: Iterable[EnvAction]) -> StepResult:
+def play(env: SpatialEnv, actions: Iterable[EnvAction]) -> Transition:
     """Step ``actions`` in order (a generator is resumed after each step), each dispatched and planned
     successfully; return the last step's result."""
     result = None
