@@ -4,11 +4,16 @@ Each turn reads the conversation, resumes the plan stored in the previous decisi
 emits the next decision. The plan is a list of steps:
 
 - ``move``: bring GC to a target (axes in a given order, each command at most 100 mm);
+- ``dual_move``: bring both arms' GCs to their targets, both moving in one synchronized command;
 - ``turn``: turn the downward gripper about its approach axis so the closing axis has a heading;
-- ``grip``: open or close; ``look``: a semantic camera view;
+- ``tilt``: turn the gripper about one local axis by a fixed angle (chunks of at most 45°);
+- ``grip``: open or close (``arm`` ``both``: both grippers at once); ``look``: a semantic camera view;
 - ``survey``, ``measure``: read the frame just taken and expand the plan from what it shows;
 - ``probe``: descend in small steps down to a floor (the episode ends when a press registers);
 - ``retry``: reached only when the task has not ended: start over (up to three attempts).
+
+Steps that move or grip name their ``arm`` (default: the right arm); in dual-arm tasks every decision
+names its arm, as the protocol requires.
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ import math
 import numpy as np
 from inspect_ai.model import ChatMessage
 
-from actloop.suites.vabench.baseline import views
+from actloop.suites.vabench.baseline import bimanual, views
 from actloop.suites.vabench.baseline.conversation import Proprio, Turn, emit, read_turn
 from actloop.suites.vabench.baseline.learner import decide_learning, is_learning
 from actloop.suites.vabench.baseline.perception import (
@@ -30,6 +35,7 @@ from actloop.suites.vabench.baseline.perception import (
     top_height_from_side,
 )
 from actloop.suites.vabench.baseline.recipes import Recipe, recipe_for
+from actloop.suites.vabench.baseline.steps import dual_move_step, move_step
 
 SURVEY_GC = (0.25, -0.32, 1.12)
 HOVER_M = 0.08
@@ -65,21 +71,24 @@ def decide(messages: list[ChatMessage]) -> str:
     recipe = recipe_for(turn.instruction)
     if recipe is None:
         return emit({"stop": True}, {}, "the baseline has no procedure for this instruction")
-    state = turn.state or {"plan": _start_plan(), "attempt": 1, "tries": 0, "mem": {}}
+    state = turn.state or {"plan": _start_plan(turn.dual), "attempt": 1, "tries": 0, "mem": {}}
     return _advance(state, turn, recipe)
 
 
-def _start_plan() -> list[dict]:
-    return [
-        _mv(list(SURVEY_GC), "zyx", "clear the view of the table"),
-        {"op": "look", "view": "topdown"},
-        {"op": "survey"},
-    ]
+def _start_plan(dual: bool) -> list[dict]:
+    clear = (
+        dual_move_step(
+            list(bimanual.SURVEY_GC["left"]), list(bimanual.SURVEY_GC["right"]), "zyx", "clear the view"
+        )
+        if dual
+        else move_step(list(SURVEY_GC), "zyx", "clear the view of the table")
+    )
+    return [clear, {"op": "look", "view": "topdown"}, {"op": "survey"}]
 
 
 def _advance(state: dict, turn: Turn, recipe: Recipe) -> str:
     plan: list[dict] = state["plan"]
-    if turn.planner_failed and plan and plan[0]["op"] in ("move", "turn"):
+    if turn.planner_failed and plan and plan[0]["op"] in ("move", "dual_move", "turn", "tilt"):
         plan.pop(0)  # the executor refused this waypoint: skip it rather than repeat it
         state["tries"] = 0
     for _ in range(MAX_EXPANSIONS):
@@ -101,14 +110,24 @@ def _advance(state: dict, turn: Turn, recipe: Recipe) -> str:
 
 def _act(step: dict, state: dict, turn: Turn, recipe: Recipe) -> tuple[dict | None, str]:
     """The action for a plan step, or (None, "") when the step is complete (or only expands the plan)."""
-    p = turn.proprio
+    arm = step.get("arm", "right")
+    p = turn.arms.get(arm, turn.proprio)
     match step["op"]:
         case "move":
-            return _move_action(step, p)
+            action, why = _move_action(step, p)
+            return _for_arm(action, arm, turn), why
+        case "dual_move":
+            return _dual_move_action(step, turn)
         case "turn":
-            return _turn_action(step["heading"], step["sym"], p)
+            action, why = _turn_action(step["heading"], step["sym"], p)
+            return _for_arm(action, arm, turn), why
+        case "tilt":
+            return _tilt_action(step, state, turn)
         case "grip" if state["tries"] == 0:  # one-shot steps are complete once issued
-            return {"action": f"gripper.{step['cmd']}"}, step.get("why", f"{step['cmd']} the gripper")
+            why = step.get("why", f"{step['cmd']} the gripper")
+            if arm == "both":
+                return {"action": f"dual_gripper.{step['cmd']}"}, why
+            return _for_arm({"action": f"gripper.{step['cmd']}"}, arm, turn), why
         case "look" if state["tries"] == 0 and not turn.passive:  # passive: every view is already here
             return {"action": f"camera.view_{step['view']}"}, f"look {step['view']}"
         case "probe" if p.gc[2] - PROBE_STEP_M >= step["floor"] and not turn.planner_failed:
@@ -130,37 +149,55 @@ def _act(step: dict, state: dict, turn: Turn, recipe: Recipe) -> tuple[dict | No
             else:
                 state["attempt"] += 1
                 state["mem"] = {}
-                state["plan"][1:] = [
-                    {"op": "grip", "cmd": "open", "why": "the task has not ended: release and try again"},
-                    _mv([None, None, SURVEY_GC[2]], "z", "rise to look again"),
-                    *_start_plan(),
-                ]
+                again = "the task has not ended: release and try again"
+                if turn.dual:
+                    state["plan"][1:] = [{"op": "grip", "cmd": "open", "arm": "both", "why": again}]
+                else:
+                    state["plan"][1:] = [
+                        {"op": "grip", "cmd": "open", "why": again},
+                        move_step([None, None, SURVEY_GC[2]], "z", "rise to look again"),
+                    ]
+                state["plan"] += _start_plan(turn.dual)
         case "stop":
             return {"stop": True}, "attempts exhausted"
     return None, ""
 
 
-def _mv(to: list, order: str, why: str = "") -> dict:
-    """A ``move`` plan step: bring GC to ``to`` (None keeps an axis) along the axes in ``order``."""
-    return {"op": "move", "to": [None if v is None else float(v) for v in to], "order": order, "why": why}
+def _for_arm(action: dict | None, arm: str, turn: Turn) -> dict | None:
+    """Name the arm in a single-gripper action when the task has two."""
+    return {**action, "arm": arm} if action is not None and turn.dual else action
+
+
+def _translation(axis: str, target: float | None, p: Proprio) -> dict | None:
+    """The world-axis translation (at most 100 mm) bringing GC towards ``target``, or None when there."""
+    if target is None:
+        return None
+    delta = float(target) - float(p.gc["xyz".index(axis)])
+    if abs(delta) < MOVE_TOLERANCE_M:
+        return None
+    mm = max(-100.0, min(100.0, 1000.0 * delta))
+    return {"axis": axis, "sign": "+" if mm > 0 else "-", "distance_mm": round(max(1.0, abs(mm)), 1)}
 
 
 def _move_action(step: dict, p: Proprio) -> tuple[dict | None, str]:
     for axis in step["order"]:
+        translation = _translation(axis, step["to"]["xyz".index(axis)], p)
+        if translation is not None:
+            return {"action": "gripper.move_world", **translation}, step["why"] or f"move along {axis}"
+    return None, ""
+
+
+def _dual_move_action(step: dict, turn: Turn) -> tuple[dict | None, str]:
+    """The next axis of a synchronized move: one dual command when both arms still have to travel along
+    it, a single-arm move when only one has."""
+    for axis in step["order"]:
         i = "xyz".index(axis)
-        target = step["to"][i]
-        if target is None:
-            continue
-        delta = float(target) - float(p.gc[i])
-        if abs(delta) >= MOVE_TOLERANCE_M:
-            mm = max(-100.0, min(100.0, 1000.0 * delta))
-            action = {
-                "action": "gripper.move_world",
-                "axis": axis,
-                "sign": "+" if mm > 0 else "-",
-                "distance_mm": round(max(1.0, abs(mm)), 1),
-            }
-            return action, step["why"] or f"move along {axis}"
+        moves = {arm: _translation(axis, step["to"][arm][i], turn.arms[arm]) for arm in ("left", "right")}
+        if moves["left"] and moves["right"]:
+            return {"action": "dual_gripper.move_world", **moves}, step["why"]
+        for arm, translation in moves.items():
+            if translation is not None:
+                return {"action": "gripper.move_world", "arm": arm, **translation}, step["why"]
     return None, ""
 
 
@@ -180,6 +217,20 @@ def _turn_action(heading: float, symmetry_deg: float, p: Proprio) -> tuple[dict 
     return action, "turn the fingers across the object"
 
 
+def _tilt_action(step: dict, state: dict, turn: Turn) -> tuple[dict | None, str]:
+    """One chunk (at most 45°) of a fixed turn about a local axis; ``state["tries"]`` counts the chunks."""
+    chunks = math.ceil(abs(step["deg"]) / 45.0)
+    if state["tries"] >= chunks:
+        return None, ""
+    action = {
+        "action": "gripper.rotate_local",
+        "axis": step["axis"],
+        "sign": "+" if step["deg"] > 0 else "-",
+        "angle_deg": round(abs(step["deg"]) / chunks, 1),
+    }
+    return _for_arm(action, step.get("arm", "right"), turn), step["why"]
+
+
 # --- plan construction from what the frames show ---
 
 
@@ -187,6 +238,11 @@ def _survey(turn: Turn, recipe: Recipe, mem: dict) -> list[dict]:
     image = turn.view("topdown")
     if image is None:
         return [{"op": "stop"}]
+    if recipe.procedure in bimanual.PROCEDURES:
+        if not turn.dual:
+            return [{"op": "stop"}]
+        plan = bimanual.PROCEDURES[recipe.procedure](image, bimanual.survey_camera(turn.arms, image), recipe)
+        return plan or [{"op": "stop"}]
     camera = views.topdown(turn.proprio.gc, image.shape[1], image.shape[0])
     exclude = tuple(c for c in (recipe.goal_colour, recipe.support_colour) if c)
     region = find(image, recipe.colour, exclude)
@@ -215,7 +271,7 @@ def _survey(turn: Turn, recipe: Recipe, mem: dict) -> list[dict]:
             )
             return [
                 {"op": "grip", "cmd": "close", "why": "close the fingers to press with them"},
-                _mv([x, y, PRESS_HOVER_Z], "xyz", "hover above the bell's centre"),
+                move_step([x, y, PRESS_HOVER_Z], "xyz", "hover above the bell's centre"),
                 {"op": "probe", "floor": MIN_GRASP_Z, "why": "feel downwards for the button"},
                 {"op": "retry"},
             ]
@@ -223,7 +279,7 @@ def _survey(turn: Turn, recipe: Recipe, mem: dict) -> list[dict]:
             mem["xy"] = [float(v) for v in target.xy]
             mem["heading"] = target.heading
             return [
-                _mv([*mem["xy"], SURVEY_GC[2] - 0.05], "xyz", "go above it"),
+                move_step([*mem["xy"], SURVEY_GC[2] - 0.05], "xyz", "go above it"),
                 {"op": "look", "view": "side"},
                 {"op": "measure"},
             ]
@@ -249,15 +305,15 @@ def _grasp(xy: np.ndarray, heading: float, sym: float, grasp_z: float) -> list[d
     x, y = float(xy[0]), float(xy[1])
     return [
         {"op": "turn", "heading": heading, "sym": sym},
-        _mv([x, y, grasp_z + HOVER_M], "xyz", "hover above the object"),
-        _mv([x, y, grasp_z], "z", "descend to grasp height"),
+        move_step([x, y, grasp_z + HOVER_M], "xyz", "hover above the object"),
+        move_step([x, y, grasp_z], "z", "descend to grasp height"),
         {"op": "grip", "cmd": "close", "why": "close on the object"},
     ]
 
 
 def _after_grasp(recipe: Recipe, mem: dict, grasp_z: float) -> list[dict]:
     """Lift, and for placements carry the object over the goal, lower it and let go."""
-    lift = [_mv([None, None, grasp_z + LIFT_M], "z", "lift the object")]
+    lift = [move_step([None, None, grasp_z + LIFT_M], "z", "lift the object")]
     goal = mem.get("goal")
     if recipe.procedure != "place" or goal is None:
         return [*lift, {"op": "retry"}]
@@ -267,11 +323,11 @@ def _after_grasp(recipe: Recipe, mem: dict, grasp_z: float) -> list[dict]:
     release = bottom + held
     carry = max(CARRY_Z, release + 0.03, grasp_z + LIFT_M)
     return [
-        _mv([None, None, carry], "z", "lift the object clear"),
-        _mv([gx, gy, carry], "xy", "carry it over the goal"),
-        _mv([gx, gy, release], "z", "lower it onto the goal"),
+        move_step([None, None, carry], "z", "lift the object clear"),
+        move_step([gx, gy, carry], "xy", "carry it over the goal"),
+        move_step([gx, gy, release], "z", "lower it onto the goal"),
         {"op": "grip", "cmd": "open", "why": "release it"},
-        _mv([None, None, release + 0.05], "z", "back away"),
+        move_step([None, None, release + 0.05], "z", "back away"),
         {"op": "retry"},
     ]
 
@@ -319,9 +375,9 @@ def _hammer_grasp(
     held = grasp_z - TABLE_Z  # the head's underside is this far below GC while it is held level
     return [
         *_grasp(xy, handle.heading + math.pi / 2, 180.0, grasp_z),
-        _mv([None, None, CARRY_Z + 0.04], "z", "lift the hammer"),
-        _mv([gx, gy, None], "xy", "bring the head over the block"),
-        _mv([None, None, goal["top"] + held + 0.02], "z", "lower the head towards the block"),
+        move_step([None, None, CARRY_Z + 0.04], "z", "lift the hammer"),
+        move_step([gx, gy, None], "xy", "bring the head over the block"),
+        move_step([None, None, goal["top"] + held + 0.02], "z", "lower the head towards the block"),
         {"op": "probe", "floor": goal["top"] + held - 0.02, "why": "strike the block"},
         {"op": "retry"},
     ]
@@ -339,7 +395,7 @@ def _measure(turn: Turn, recipe: Recipe, mem: dict) -> list[dict]:
     x, y = float(xy[0]), float(xy[1])
     grasp_z = max(top - UPRIGHT_GRASP_BELOW_TOP_M, MIN_GRASP_Z)
     return [
-        _mv([x, y, top + 0.03], "z", "hover above the top"),
+        move_step([x, y, top + 0.03], "z", "hover above the top"),
         *_grasp(xy, mem["heading"], 90.0, grasp_z)[1:],
         *_after_grasp(recipe, mem, grasp_z),
     ]

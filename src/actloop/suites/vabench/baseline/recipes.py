@@ -13,8 +13,8 @@ from typing import Literal
 
 from actloop.suites.vabench.baseline.vision import COLOUR_WORDS
 
-Procedure = Literal["grasp", "place", "press", "strike"]
-Shape = Literal["cube", "lying", "upright", "leaning", "bell", "hammer"]
+Procedure = Literal["grasp", "place", "press", "strike", "handover"]
+Shape = Literal["cube", "lying", "upright", "leaning", "bell", "hammer", "block"]
 Goal = Literal["pad", "bowl", "cube", "block"]
 
 
@@ -50,6 +50,8 @@ def recipe_for(instruction: str) -> Recipe | None:
     """The procedure an instruction asks for, or None if the baseline has none for it."""
     text = instruction.lower()
     words = set(re.findall(r"[a-z]+", text))
+    if "handover" in words or re.search(r"\bhand (it|the \w+) over\b", text):
+        return Recipe("handover", "block", colour_of(text, "block"))
     if "hammer" in words:
         return Recipe(
             "strike",
