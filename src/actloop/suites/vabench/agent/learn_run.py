@@ -15,7 +15,7 @@ from actloop.agent.failures import ModelFailure
 from actloop.records.jsonl import append_line
 from actloop.suites.vabench.agent.learning import LearningLoop
 from actloop.suites.vabench.agent.summaries import save_summary
-from actloop.suites.vabench.demonstration import Demonstration, demonstration_dir, load_demonstration
+from actloop.suites.vabench.demonstration import demonstration_frames, load_demonstration
 from actloop.suites.vabench.task import get_task
 
 OUTCOME_KEY = "actloop_learning"
@@ -24,16 +24,19 @@ RESULTS_FILE = "learn_results.jsonl"
 
 @solver
 def learning_solver(demos: str, summaries: str) -> Solver:
-    """Study the sample's task demonstration with the current model and store the accepted summary."""
+    """Study the sample's task demonstration with the current model and store the accepted summary.
+
+    A long-horizon task's demonstration is one video per atomic skill; its row also names each skill
+    video's seed (``skill_seeds``)."""
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         name = state.metadata["task"]
         model = get_model()
-        demo: Demonstration = load_demonstration(Path(demos), name)
-        directory = demonstration_dir(Path(demos), name)
-        frames = [demo.frame_path(directory, i).read_bytes() for i in range(len(demo.frames))]
-        loop = LearningLoop(model, state.messages, frames)
+        demo = load_demonstration(Path(demos), name)
+        loop = LearningLoop(model, state.messages, demonstration_frames(Path(demos), name))
         row: dict[str, Any] = {"task": name, "model": str(model), "demo_seed": demo.seed}
+        if demo.skills:
+            row["skill_seeds"] = {video.skill: video.seed for video in demo.skills}
         try:
             outcome = await loop.run(get_task(name).instruction)
         except ModelFailure as exc:

@@ -5,10 +5,15 @@ frames with the ``demo.frames`` tool and must inspect at least ``MIN_DISTINCT_FR
 before a summary is accepted (the learning gate). A summary is a JSON object with the fields of
 :data:`SUMMARY_FIELDS`; malformed or incomplete answers get a bounded number of repairs. The frames
 carry no poses, actions or phase labels: only what a camera saw.
+
+A long-horizon task has no video of the whole task but one video per atomic skill it combines (the seed's
+section C.8). The model then names the video in every ``demo.frames`` call, must inspect at least
+``MIN_DISTINCT_FRAMES`` distinct frames of every video, and writes one summary for the whole task.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -45,6 +50,11 @@ SUMMARY_FIELDS: dict[str, str] = {
     "required_arms": "1 or 2",
 }
 LIST_FIELDS = ("pre_close_checks", "completion_conditions")
+_SINGLE = "demonstration"
+"""The name of a task's only video, used internally (a single-video tool call names no video)."""
+FramesSeen = list[int] | dict[str, list[int]]
+"""Distinct frame indices inspected, in the order first seen: a list for a single video, per video for
+the skill videos of a long-horizon task."""
 
 
 @dataclass
@@ -52,7 +62,7 @@ class LearningOutcome:
     """How a learning conversation ended; ``summary`` is set only when it was accepted."""
 
     summary: dict[str, Any] | None
-    frames_seen: list[int] = field(default_factory=list)
+    frames_seen: FramesSeen = field(default_factory=list)
     model_calls: int = 0
     repairs: int = 0
     stop_reason: str = "summary"
@@ -75,6 +85,30 @@ def learning_prompt(instruction: str, frame_count: int) -> str:
     )
 
 
+def skills_learning_prompt(instruction: str, frame_counts: Mapping[str, int]) -> str:
+    """The system prompt of a learning conversation over the skill videos of a long-horizon task."""
+    fields = "\n".join(f'- "{name}": {text}' for name, text in SUMMARY_FIELDS.items())
+    videos = "\n".join(f'- "{name}": {count} sampled frames' for name, count in frame_counts.items())
+    example = next(iter(frame_counts))
+    return (
+        "You are preparing to control a robot arm in a physics simulation. The task combines several "
+        "skills. Before you act, you study one video of a successful execution of each skill on its own, "
+        "filmed by a fixed camera; there is no video of the whole task.\n\n"
+        f"## Task\n{instruction.strip()}\n\n"
+        f"## Demonstrations\n{len(frame_counts)} videos, each with its sampled frames indexed from 0 in time "
+        f"order:\n{videos}\n"
+        f'Ask for frames of one video with {{"tool": "{DEMO_TOOL}", "args": {{"video": "{example}", '
+        f'"indices": [0, 5, 11]}}}} (at most {MAX_FRAMES_PER_CALL} frames per call). Inspect at least '
+        f"{MIN_DISTINCT_FRAMES} distinct frames of every video before you write the summary. In your "
+        "episode the objects will be placed differently, so describe the procedures and their "
+        "constraints, not positions.\n\n"
+        "## Answer format\nAnswer with exactly one JSON object per turn: either a tool call as above, or "
+        '{"summary": {...}} with these fields (strings unless stated), one summary for the whole task: '
+        "where a field differs between the skills, say how it applies to each, and give in "
+        '"coordination_order" how the skills combine into the task:\n' + fields
+    )
+
+
 def summary_text(summary: dict[str, Any]) -> str:
     """A stored summary as the lines added to an evaluation prompt."""
     lines = []
@@ -86,19 +120,31 @@ def summary_text(summary: dict[str, Any]) -> str:
 
 
 class LearningLoop:
-    """One learning conversation over the sampled frames ``frames`` (PNG bytes, in time order)."""
+    """One learning conversation over the sampled frames of a demonstration (PNG bytes, in time order):
+    ``frames`` is a list for a single video, or a mapping from video name to its frames for the skill
+    videos of a long-horizon task."""
 
-    def __init__(self, model: Model, messages: list[ChatMessage], frames: list[bytes]) -> None:
+    def __init__(
+        self, model: Model, messages: list[ChatMessage], frames: list[bytes] | Mapping[str, list[bytes]]
+    ) -> None:
         self.model = model
         self.messages = messages
-        self.frames = frames
-        self.outcome = LearningOutcome(summary=None)
+        self.single = isinstance(frames, list)
+        self.videos: dict[str, list[bytes]] = {_SINGLE: frames} if isinstance(frames, list) else dict(frames)
+        if not self.videos:
+            raise ValueError("a learning conversation needs at least one video")
+        self._seen: dict[str, list[int]] = {name: [] for name in self.videos}
+        seen: FramesSeen = self._seen[_SINGLE] if self.single else self._seen  # updated in place
+        self.outcome = LearningOutcome(summary=None, frames_seen=seen)
 
     async def run(self, instruction: str) -> LearningOutcome:
-        self.messages[:] = [
-            ChatMessageSystem(content=learning_prompt(instruction, len(self.frames))),
-            ChatMessageUser(content="Study the demonstration, then write the summary."),
-        ]
+        if self.single:
+            prompt = learning_prompt(instruction, len(self.videos[_SINGLE]))
+            start = "Study the demonstration, then write the summary."
+        else:
+            prompt = skills_learning_prompt(instruction, {n: len(f) for n, f in self.videos.items()})
+            start = "Study the skill videos, then write the summary."
+        self.messages[:] = [ChatMessageSystem(content=prompt), ChatMessageUser(content=start)]
         failures = 0
         while self.outcome.model_calls < MAX_CALLS:
             reply = await self._generate()
@@ -142,8 +188,14 @@ class LearningLoop:
     def _frames(self, obj: dict[str, Any]) -> str | None:
         if obj.get("tool") != DEMO_TOOL:
             return f"the only tool in this phase is {DEMO_TOOL}"
-        indices = (obj.get("args") or {}).get("indices")
-        valid = range(len(self.frames))
+        args = obj.get("args") or {}
+        video = _SINGLE if self.single else args.get("video")
+        if not isinstance(video, str) or video not in self.videos:
+            names = ", ".join(f'"{name}"' for name in self.videos)
+            return f'{DEMO_TOOL} needs "args": {{"video": ..., "indices": [...]}}, "video" one of {names}'
+        frames, seen = self.videos[video], self._seen[video]
+        indices = args.get("indices")
+        valid = range(len(frames))
         if (
             not isinstance(indices, list)
             or not indices
@@ -152,23 +204,40 @@ class LearningLoop:
         ):
             return (
                 f'{DEMO_TOOL} needs "args": {{"indices": [...]}} with 1 to {MAX_FRAMES_PER_CALL} integer '
-                f"frame indices between 0 and {len(self.frames) - 1}"
+                f"frame indices between 0 and {len(frames) - 1}"
             )
-        content: list[Content] = [ContentText(text=f"{DEMO_TOOL} result: frames {indices}.")]
+        which = "" if self.single else f" video {video},"
+        content: list[Content] = [ContentText(text=f"{DEMO_TOOL} result:{which} frames {indices}.")]
         for i in indices:
-            content += [ContentText(text=f"frame {i}:"), ContentImage(image=data_uri(self.frames[i]))]
-            if i not in self.outcome.frames_seen:
-                self.outcome.frames_seen.append(i)
+            content += [ContentText(text=f"frame {i}:"), ContentImage(image=data_uri(frames[i]))]
+            if i not in seen:
+                seen.append(i)
         self.messages.append(ChatMessageUser(content=content))
         return None
 
-    def _accept(self, summary: Any) -> str | None:
-        seen = len(self.outcome.frames_seen)
-        if seen < MIN_DISTINCT_FRAMES:
+    def _gate(self) -> str | None:
+        """Why a summary cannot be accepted yet (too few distinct frames inspected), or None."""
+        if self.single:
+            seen = len(self._seen[_SINGLE])
+            if seen >= MIN_DISTINCT_FRAMES:
+                return None
             return (
                 f"inspect at least {MIN_DISTINCT_FRAMES} distinct demonstration frames with {DEMO_TOOL} "
                 f"before writing the summary (you have inspected {seen})"
             )
+        short = {name: len(seen) for name, seen in self._seen.items() if len(seen) < MIN_DISTINCT_FRAMES}
+        if not short:
+            return None
+        counts = ", ".join(f'"{name}" {count}' for name, count in short.items())
+        return (
+            f"inspect at least {MIN_DISTINCT_FRAMES} distinct frames of every video with {DEMO_TOOL} before "
+            f"writing the summary (distinct frames inspected so far: {counts})"
+        )
+
+    def _accept(self, summary: Any) -> str | None:
+        gate = self._gate()
+        if gate is not None:
+            return gate
         if not isinstance(summary, dict):
             return '"summary" must be a JSON object with the listed fields'
         missing = [name for name in SUMMARY_FIELDS if name not in summary]

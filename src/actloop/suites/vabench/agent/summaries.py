@@ -1,7 +1,8 @@
 """Stored demonstration summaries, one per (summary model, task), and the summary conditions of a run.
 
 Conditions: ``own`` (each evaluated model uses the summary it wrote), ``shared:<model>`` (every model
-uses the named model's summary), ``none`` (no summary). Held-out variants use their base task's summary.
+uses the named model's summary), ``none`` (no summary). Held-out variants use their base task's summary;
+a long-horizon task has its own, written from its skill videos.
 """
 
 from __future__ import annotations
@@ -13,14 +14,16 @@ from typing import Any
 
 from actloop.core.result import NO_SUMMARY, model_slug
 from actloop.errors import ConfigError
-from actloop.suites.vabench.agent.learning import summary_text
+from actloop.suites.vabench.agent.learning import FramesSeen, summary_text
 
 
 def summary_path(root: Path, model: str, task: str) -> Path:
     return root / model_slug(model) / f"{task}.json"
 
 
-def save_summary(root: Path, model: str, task: str, summary: dict[str, Any], frames_seen: list[int]) -> Path:
+def save_summary(root: Path, model: str, task: str, summary: dict[str, Any], frames_seen: FramesSeen) -> Path:
+    """Store an accepted summary with the frames its author inspected (per video for a long-horizon task's
+    skill videos)."""
     path = summary_path(root, model, task)
     path.parent.mkdir(parents=True, exist_ok=True)
     record = {

@@ -1,7 +1,9 @@
 """The baseline in the learning phase: look at the first, middle and last frames, then state its procedure.
 
 It reads nothing from the frames (its procedures are built in); it follows the learning protocol so
-that the summary conditions can be exercised end to end with a model that needs no provider.
+that the summary conditions can be exercised end to end with a model that needs no provider. With several
+skill videos (a long-horizon task) it looks at the first, middle and last frames of each, one video per
+call, in the order the prompt lists them.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from actloop.suites.vabench.baseline.conversation import instruction
 from actloop.suites.vabench.baseline.recipes import Recipe, recipe_for
 
 _FRAME_COUNT = re.compile(r"The video has (\d+) sampled frames")
+_SKILL_VIDEO = re.compile(r'^- "([^"]+)": (\d+) sampled frames$', re.MULTILINE)
 
 
 def is_learning(messages: list[ChatMessage]) -> bool:
@@ -24,16 +27,28 @@ def is_learning(messages: list[ChatMessage]) -> bool:
 
 def decide_learning(messages: list[ChatMessage]) -> str:
     system = next(m.text for m in messages if isinstance(m, ChatMessageSystem))
-    looked = any(
-        isinstance(m, ChatMessageUser) and m.text.startswith(f"{DEMO_TOOL} result") for m in messages
-    )
-    if not looked:
+    results = [m.text for m in messages if isinstance(m, ChatMessageUser) and m.text.startswith(DEMO_TOOL)]
+    videos = {name: int(count) for name, count in _SKILL_VIDEO.findall(system)}
+    for name, count in videos.items():
+        if not any(text.startswith(f"{DEMO_TOOL} result: video {name},") for text in results):
+            return json.dumps({"tool": DEMO_TOOL, "args": {"video": name, "indices": _spread(count)}})
+    if not videos and not any(text.startswith(f"{DEMO_TOOL} result") for text in results):
         count_match = _FRAME_COUNT.search(system)
         count = int(count_match.group(1)) if count_match else 1
-        indices = sorted({0, count // 2, count - 1})
-        return json.dumps({"tool": DEMO_TOOL, "args": {"indices": indices}})
+        return json.dumps({"tool": DEMO_TOOL, "args": {"indices": _spread(count)}})
     recipe = recipe_for(instruction(messages))
-    return json.dumps({"summary": _summary(recipe)})
+    summary = _summary(recipe)
+    if videos:
+        summary["coordination_order"] = (
+            f"one object at a time, each with its skill ({', '.join(videos)}): locate, grasp, lift, carry "
+            "over the goal, lower and release, then the next"
+        )
+    return json.dumps({"summary": summary})
+
+
+def _spread(count: int) -> list[int]:
+    """The first, middle and last frame indices of a video with ``count`` frames."""
+    return sorted({0, count // 2, count - 1})
 
 
 def _summary(recipe: Recipe | None) -> dict:
