@@ -44,5 +44,8 @@ def test_by_default_every_task_and_verified_seed_is_planned() -> None:
 
     suite = get_suite("vabench")
     episodes = select_episodes("vabench")
-    assert len(episodes) == sum(len(suite.verified_seeds(t)) for t in suite.task_names()) == 220
+    base_tasks = suite.resolve_tasks("all")
+    assert len(episodes) == sum(len(suite.verified_seeds(t)) for t in base_tasks) == 20 * len(base_tasks)
+    assert {task for task, _, _ in episodes} == set(base_tasks)
+    assert all(suite.task_info(t).track == "base" for t in base_tasks)
     assert select_episodes("vabench", "grasp_single_cube", 5, runs=2)[-1] == ("grasp_single_cube", 1004, 2)

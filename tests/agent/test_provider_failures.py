@@ -8,11 +8,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fake_providers import FakeProviders, serve
 
 from actloop.agent.failures import ModelFailure
 from actloop.cli import main
 from episode_rows import run_json
+from fake_providers import FakeProviders, serve
 
 pytestmark = pytest.mark.filterwarnings("ignore:The 'initial' parameter is deprecated:DeprecationWarning")
 HERE = Path(__file__).resolve().parent

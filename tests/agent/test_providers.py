@@ -10,10 +10,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fake_providers import FakeProviders, serve
 
 from actloop.suites.vabench.protocol.decisions import INCREMENTAL_CAMERA_ACTIONS, SEMANTIC_VIEWS
 from episode_rows import run_json
+from fake_providers import FakeProviders, serve
 
 pytestmark = pytest.mark.filterwarnings("ignore:The 'initial' parameter is deprecated:DeprecationWarning")
 HERE = Path(__file__).resolve().parent

@@ -6,13 +6,13 @@ import json
 from pathlib import Path
 
 import pytest
-from fake_providers import serve
 
 import actloop
 from actloop.core.frames import Frame
 from actloop.core.result import ResultRow
 from actloop.errors import ConfigError, UnknownSuite, UnknownTask
 from actloop.records.results import read_results
+from fake_providers import serve
 
 pytestmark = pytest.mark.filterwarnings("ignore:The 'initial' parameter is deprecated:DeprecationWarning")
 MOVE = {"action": "gripper.move_world", "axis": "z", "sign": "-", "distance_mm": 20, "reason": "down"}

@@ -204,9 +204,11 @@ class Executor:
         """Any geom of one arm within ``ARM_CLEARANCE`` of any geom of the other, in the check data."""
         model, data = self.world.model, self._check
         a, b = self._geom_ids[first], self._geom_ids[second]
-        centre_gap = np.linalg.norm(data.geom_xpos[a][:, None, :] - data.geom_xpos[b][None, :, :], axis=2)
+        # Bounding-sphere prefilter on squared centre distances: element-wise IEEE arithmetic only.
+        d = data.geom_xpos[a][:, None, :] - data.geom_xpos[b][None, :, :]
+        centre_gap_sq = d[..., 0] * d[..., 0] + d[..., 1] * d[..., 1] + d[..., 2] * d[..., 2]
         bound = model.geom_rbound[a][:, None] + model.geom_rbound[b][None, :] + ARM_CLEARANCE + 1e-6
-        for i, j in zip(*np.nonzero(centre_gap < bound), strict=True):
+        for i, j in zip(*np.nonzero(centre_gap_sq < bound * bound), strict=True):
             if mujoco.mj_geomDistance(model, data, int(a[i]), int(b[j]), ARM_CLEARANCE, None) < ARM_CLEARANCE:
                 return True
         return False

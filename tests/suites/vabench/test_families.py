@@ -3,6 +3,7 @@ reset state and the layout ranges (the seed's tables 22-24), the last two driven
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -15,6 +16,7 @@ from actloop.sim.fingerprint import platform_fingerprint, same_platform
 from actloop.suites.vabench.confirm import CONFIRMED
 from actloop.suites.vabench.seeds import EVALUATION_SEEDS, load_manifest, run_expert, scene_of
 from actloop.suites.vabench.task import get_task, task_names
+from actloop.suites.vabench.tasks import place_five_objects_in_basket as basket
 
 LIFT_CHECKPOINTS = ("approached", "grasped", "lifted")
 PLACE_CHECKPOINTS = ("approached", "grasped", "lifted", "over_target", "placed", "released")
@@ -140,6 +142,23 @@ FAMILIES = {
         ),
         "handover_chain_completed",
         {"x": (-0.20, 0.20), "y": (-0.05, 0.0)},
+    ),
+    # the long-horizon track (section 3.1; the layout is ours)
+    "place_five_objects_in_basket": Family(
+        tuple(
+            f"{point}_{item.body}" for item in basket.ITEMS for point in ("grasped", "lifted", "in_basket")
+        ),
+        "in_basket_red_cube",
+        {
+            "basket_x": basket.BASKET_X,
+            "basket_y": basket.BASKET_Y,
+            **{f"{item.body}_{axis}": getattr(item, axis) for item in basket.ITEMS for axis in "xy"},
+            **{
+                f"{item.body}_yaw": (-math.radians(item.yaw_deg), math.radians(item.yaw_deg))
+                for item in basket.ITEMS
+                if item.yaw_deg is not None
+            },
+        },
     ),
 }
 TASKS = task_names()

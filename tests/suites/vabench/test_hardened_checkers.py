@@ -63,7 +63,7 @@ def _across_closing_axis(env: SpatialEnv) -> np.ndarray:
 
 
 def test_a_cube_gripped_22mm_off_centre_fails_the_confirmation_and_then_drops(make_env: MakeEnv) -> None:
-    env = make_env("grasp_single_cube", 1001)
+    env = make_env("grasp_single_cube", 1000)
     ctx = env.context
     play(env, align_closing_axis(ctx, "right", body_yaw(ctx, "cube"), 90.0))
     point = ctx.world.body_position("cube") + 0.022 * _across_closing_axis(env)
