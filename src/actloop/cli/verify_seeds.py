@@ -21,7 +21,11 @@ def add_parser(sub: Any) -> None:
         help="screen candidate seeds (lab: instances) and write manifests; --check confirms they reproduce",
     )
     add_suite_argument(p)
-    p.add_argument("--task", action="append", help="task to verify (repeatable; default: all)")
+    p.add_argument(
+        "--task",
+        action="append",
+        help="task or track to verify (repeatable; default: every task of every track)",
+    )
     p.add_argument("--check", action="store_true", help="only confirm that manifest scenes reproduce")
     p.add_argument("--out", type=Path, help="manifest directory (default: the package's manifests)")
     p.add_argument(
@@ -32,7 +36,7 @@ def add_parser(sub: Any) -> None:
 
 def command(args: argparse.Namespace) -> int:
     suite = get_suite(args.suite)
-    tasks = suite.resolve_tasks(args.task or "all")
+    tasks = suite.resolve_tasks(args.task or "everything")
     if args.check:
         return _check(args.suite, tasks, args.out)
     table = Table(title="seed verification yield")

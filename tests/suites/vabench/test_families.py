@@ -4,7 +4,7 @@ reset state and the layout ranges (the seed's tables 22-24), the last two driven
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -143,6 +143,18 @@ FAMILIES = {
         "handover_chain_completed",
         {"x": (-0.20, 0.20), "y": (-0.05, 0.0)},
     ),
+    "place_shoe": Family(
+        ("approached", "grasped", "lifted", "oriented", "over_target", "placed", "released"),
+        "x_error_lt_50mm",
+        {"x": (-0.25, 0.25), "y": (-0.10, 0.05)},
+        {"model_id": set(range(10))},
+    ),
+    "lift_pot": Family(
+        ("left_at_handle", "right_at_handle", "both_grasped", "lifted_level"),
+        "pot_z_gt_0.82m",
+        {"x": (-0.05, 0.05), "y": (-0.05, 0.05), "yaw": (-np.pi / 8, np.pi / 8)},
+        {"model_id": {0, 1}},
+    ),
     # the long-horizon track (section 3.1; the layout is ours)
     "place_five_objects_in_basket": Family(
         tuple(
@@ -160,6 +172,28 @@ FAMILIES = {
             },
         },
     ),
+}
+
+
+def held_out(base: str, **changes: Any) -> Family:
+    """A held-out variant's contract: its base family's, with the layout fields that changed (ranges and
+    choices by field name)."""
+    family = FAMILIES[base]
+    ranges = {k: changes.get(k, v) for k, v in family.ranges.items()}
+    choices = {k: changes.get(k, v) for k, v in family.choices.items()}
+    return replace(family, ranges=ranges, choices=choices)
+
+
+FAMILIES |= {
+    "grasp_single_bottle_heldout": held_out("grasp_single_bottle", model_id={"soda_bottle"}),
+    "grasp_single_bottle_upright_heldout": held_out("grasp_single_bottle_upright", model_id={"soda_bottle"}),
+    "grasp_single_cube_heldout": held_out("grasp_single_cube"),
+    "place_cube_in_bowl_heldout": held_out("place_cube_in_bowl"),
+    "place_cube_on_cube_heldout": held_out("place_cube_on_cube"),
+    "place_single_bottle_upright_heldout": held_out(
+        "place_single_bottle_upright", x=(0.03, 0.11), target_x=(0.22, 0.28)
+    ),
+    "place_single_cube_heldout": held_out("place_single_cube", x=(0.10, 0.18), target_x=(0.22, 0.26)),
 }
 TASKS = task_names()
 RESETS = [(task, seed) for task in FAMILIES for seed in FAMILIES[task].reset_seeds]

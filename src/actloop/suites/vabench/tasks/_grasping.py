@@ -33,11 +33,21 @@ LONG_AXIS_SYMMETRY_DEG = 180.0
 UPRIGHT_QUAT = axis_quat(0.0, math.pi / 2)
 
 
-def sample_upright_bottle(rng: np.random.Generator, model: BottleModel) -> dict[str, Any]:
-    """The upright bottle's scene fields: centre x/y (the seed's table 22) and the preset's model id."""
+UPRIGHT_BOTTLE_X_RANGE = (0.20, 0.28)
+UPRIGHT_BOTTLE_Y_RANGE = (-0.16, -0.04)
+
+
+def sample_upright_bottle(
+    rng: np.random.Generator,
+    model: BottleModel,
+    x_range: tuple[float, float] = UPRIGHT_BOTTLE_X_RANGE,
+    y_range: tuple[float, float] = UPRIGHT_BOTTLE_Y_RANGE,
+) -> dict[str, Any]:
+    """The upright bottle's scene fields: centre x/y (by default the seed's table 22 ranges) and the
+    preset's model id."""
     return {
-        "x": float(rng.uniform(0.20, 0.28)),
-        "y": float(rng.uniform(-0.16, -0.04)),
+        "x": float(rng.uniform(*x_range)),
+        "y": float(rng.uniform(*y_range)),
         "model_id": model.model_id,
     }
 

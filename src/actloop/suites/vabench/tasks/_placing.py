@@ -128,3 +128,8 @@ class Placement:
         offset = obj_target - ctx.world.body_position(self.obj)
         mask = np.array([axis in axes for axis in "xyz"], dtype=float)
         return gc + mask * offset
+
+
+def mirrored_range(span: tuple[float, float], about_x: float) -> tuple[float, float]:
+    """An x range mirrored left-right about the line x = ``about_x`` (held-out layouts)."""
+    return (round(2 * about_x - span[1], 6), round(2 * about_x - span[0], 6))

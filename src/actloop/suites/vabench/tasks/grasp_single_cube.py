@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -12,11 +12,13 @@ from actloop.suites.vabench.task import TaskContext, register_task
 from actloop.suites.vabench.tasks._grasping import LiftTask, body_yaw
 
 CUBE_HALF = 0.022
+CUBE_MASS = 0.08
 
 
-def red_cube(x: float, y: float, yaw: float) -> str:
-    """The cube families' 44 mm red cube ``cube``, standing on the table at ``(x, y)`` with ``yaw``."""
-    return cube("cube", (x, y, TABLE_TOP_Z + CUBE_HALF), yaw, half_size=CUBE_HALF, color="red")
+def red_cube(x: float, y: float, yaw: float, half_size: float = CUBE_HALF, mass: float = CUBE_MASS) -> str:
+    """The red cube ``cube`` standing on the table at ``(x, y)`` with ``yaw``: by default the cube
+    families' 44 mm, 0.08 kg cube; held-out variants pass another ``half_size`` and ``mass``."""
+    return cube("cube", (x, y, TABLE_TOP_Z + half_size), yaw, half_size=half_size, color="red", mass=mass)
 
 
 @register_task
@@ -43,6 +45,9 @@ class GraspSingleCube(LiftTask):
     objects_of_interest = ("cube",)
     target = "cube"
     symmetry_deg = 90.0
+    cube_half: ClassVar[float] = CUBE_HALF
+    """Half the cube's edge length (held-out variants change it)."""
+    cube_mass: ClassVar[float] = CUBE_MASS
 
     def sample_layout(self, rng: np.random.Generator) -> dict[str, Any]:
         return {
@@ -52,7 +57,8 @@ class GraspSingleCube(LiftTask):
         }
 
     def objects(self) -> tuple[str, ...]:
-        return (red_cube(self.layout["x"], self.layout["y"], self.layout["yaw"]),)
+        layout = self.layout
+        return (red_cube(layout["x"], layout["y"], layout["yaw"], self.cube_half, self.cube_mass),)
 
     def grasp_point(self, ctx: TaskContext) -> np.ndarray:
         return ctx.world.body_position("cube")

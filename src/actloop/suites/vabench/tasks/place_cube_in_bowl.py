@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
-from actloop.sim.assets.bowl import BOWL_FLOOR_THICKNESS, bowl
+from actloop.sim.assets.bowl import BOWL_FLOOR_THICKNESS, CYAN_BOWL, BowlModel, bowl
 from actloop.sim.scene import TABLE_TOP_Z
 from actloop.suites.vabench.predicates import (
     displacement_m,
@@ -26,6 +26,7 @@ CENTER_DISTANCE_M = 0.055
 RELATIVE_HEIGHT_M = (0.015, 0.095)
 BOWL_DISPLACEMENT_M = 0.005
 PLACEMENT = Placement("cube", "bowl", rest_height_m=BOWL_FLOOR_THICKNESS + CUBE_HALF)
+"""The base family's placement (``PlaceCubeInBowl.placement`` with the ``cyan_bowl``)."""
 
 
 def center_distance_m(ctx: TaskContext) -> float:
@@ -71,6 +72,14 @@ class PlaceCubeInBowl(PlacementTask):
     budget = 50
     objects_of_interest = ("cube", "bowl")
     placed = "cube"
+    bowl_model: ClassVar[BowlModel] = CYAN_BOWL
+    """The bowl preset (held-out variants change it); the cube rests on its floor."""
+
+    @property
+    def placement(self) -> Placement:
+        """The cube resting on the bowl's floor: floor thickness plus the cube's half size above the
+        bowl origin (the expert's release height and the ``over_target`` reference)."""
+        return Placement("cube", "bowl", rest_height_m=self.bowl_model.floor_thickness + CUBE_HALF)
 
     def sample_layout(self, rng: np.random.Generator) -> dict[str, Any]:
         return {
@@ -84,7 +93,7 @@ class PlaceCubeInBowl(PlacementTask):
     def objects(self) -> tuple[str, ...]:
         layout = self.layout
         return (
-            bowl("bowl", (layout["bowl_x"], layout["bowl_y"]), TABLE_TOP_Z),
+            bowl("bowl", (layout["bowl_x"], layout["bowl_y"]), TABLE_TOP_Z, model=self.bowl_model),
             red_cube(layout["cube_x"], layout["cube_y"], layout["cube_yaw"]),
         )
 
@@ -100,7 +109,7 @@ class PlaceCubeInBowl(PlacementTask):
         }
 
     def checkpoints(self, ctx: TaskContext) -> dict[str, bool]:
-        return PLACEMENT.checkpoints(ctx, on_goal=center_distance_m(ctx) < CENTER_DISTANCE_M)
+        return self.placement.checkpoints(ctx, on_goal=center_distance_m(ctx) < CENTER_DISTANCE_M)
 
     def metrics(self, ctx: TaskContext) -> dict[str, float]:
         return {
@@ -111,4 +120,4 @@ class PlaceCubeInBowl(PlacementTask):
         }
 
     def expert(self, ctx: TaskContext) -> Iterator[EnvAction]:
-        yield from PLACEMENT.expert(ctx)
+        yield from self.placement.expert(ctx)

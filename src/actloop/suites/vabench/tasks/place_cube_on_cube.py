@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 from itertools import product
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -33,35 +33,40 @@ MIN_OVERLAP_M = 0.002
 HEIGHT_TOLERANCE_M = 0.012
 BASE_DISPLACEMENT_M = 0.012
 PLACEMENT = Placement("cube", "base", rest_height_m=BASE_HALF + CUBE_HALF)
+"""The base family's placement (``PlaceCubeOnCube.placement`` with the 48 mm base)."""
 _CORNERS = np.array(list(product((-1.0, 1.0), repeat=3)))
 
 
-def top_surface_overlap_m(ctx: TaskContext) -> tuple[float, float]:
+def top_surface_overlap_m(
+    ctx: TaskContext, base_half: float = BASE_HALF, cube_half: float = CUBE_HALF
+) -> tuple[float, float]:
     """Overlap of the red cube's footprint with the base's top face along the base's two horizontal axes.
 
     The footprint is the red cube's vertical projection onto the table plane (its bottom face when it
     sits upright); both it and the base's top face are projected onto the base's horizontal axes, and
-    each result is the length of the intersection of the two intervals (negative: a gap).
+    each result is the length of the intersection of the two intervals (negative: a gap). The half
+    sizes default to the base family's cubes.
     """
     yaw = body_yaw(ctx, "base")
     c, s = math.cos(yaw), math.sin(yaw)
     axes = np.array([[c, s, 0.0], [-s, c, 0.0]])
     corners = ctx.world.body_position("cube") + fm.matmul_t(
-        CUBE_HALF * _CORNERS, ctx.world.body_rotation("cube")
+        cube_half * _CORNERS, ctx.world.body_rotation("cube")
     )
     local = fm.matmul_t(corners - ctx.world.body_position("base"), axes)
-    high = np.minimum(local.max(axis=0), BASE_HALF)
-    low = np.maximum(local.min(axis=0), -BASE_HALF)
+    high = np.minimum(local.max(axis=0), base_half)
+    low = np.maximum(local.min(axis=0), -base_half)
     return float(high[0] - low[0]), float(high[1] - low[1])
 
 
-def height_error_m(ctx: TaskContext) -> float:
-    """Red cube centre height minus the base's top surface plus the red cube's half size."""
-    return float(ctx.world.body_position("cube")[2] - PLACEMENT.rest_position(ctx)[2])
+def height_error_m(ctx: TaskContext, placement: Placement = PLACEMENT) -> float:
+    """Red cube centre height minus the base's top surface plus the red cube's half size (``placement``'s
+    rest height above the base centre; the base family's by default)."""
+    return float(ctx.world.body_position("cube")[2] - placement.rest_position(ctx)[2])
 
 
-def on_base(ctx: TaskContext) -> bool:
-    return min(top_surface_overlap_m(ctx)) >= MIN_OVERLAP_M
+def on_base(ctx: TaskContext, base_half: float = BASE_HALF) -> bool:
+    return min(top_surface_overlap_m(ctx, base_half)) >= MIN_OVERLAP_M
 
 
 @register_task
@@ -96,6 +101,15 @@ class PlaceCubeOnCube(PlacementTask):
     budget = 200
     objects_of_interest = ("cube", "base")
     placed = "cube"
+    base_half: ClassVar[float] = BASE_HALF
+    """Half the green base cube's edge length (held-out variants change it)."""
+    base_mass: ClassVar[float] = BASE_MASS
+
+    @property
+    def placement(self) -> Placement:
+        """The red cube resting on the base: its centre the base's and the red cube's half sizes above
+        the base centre (the height-error reference and the expert's release height)."""
+        return Placement("cube", "base", rest_height_m=self.base_half + CUBE_HALF)
 
     def sample_layout(self, rng: np.random.Generator) -> dict[str, Any]:
         return {
@@ -112,11 +126,11 @@ class PlaceCubeOnCube(PlacementTask):
         return (
             cube(
                 "base",
-                (layout["base_x"], layout["base_y"], TABLE_TOP_Z + BASE_HALF),
+                (layout["base_x"], layout["base_y"], TABLE_TOP_Z + self.base_half),
                 layout["base_yaw"],
-                half_size=BASE_HALF,
+                half_size=self.base_half,
                 color="green",
-                mass=BASE_MASS,
+                mass=self.base_mass,
             ),
             red_cube(layout["cube_x"], layout["cube_y"], layout["cube_yaw"]),
         )
@@ -124,25 +138,25 @@ class PlaceCubeOnCube(PlacementTask):
     def paper_conditions(self, ctx: TaskContext) -> dict[str, bool]:
         return {
             "previously_lifted_50mm": previously_lifted(ctx, "cube"),
-            "top_surface_overlap_ge_2mm": on_base(ctx),
-            "height_error_le_12mm": abs(height_error_m(ctx)) <= HEIGHT_TOLERANCE_M,
+            "top_surface_overlap_ge_2mm": on_base(ctx, self.base_half),
+            "height_error_le_12mm": abs(height_error_m(ctx, self.placement)) <= HEIGHT_TOLERANCE_M,
             "base_displacement_le_12mm": displacement_m(ctx, "base") <= BASE_DISPLACEMENT_M,
             "contact": touching(ctx, "cube", "base"),
             "gripper_open": not gripper_closed(ctx, ARM),
         }
 
     def checkpoints(self, ctx: TaskContext) -> dict[str, bool]:
-        return PLACEMENT.checkpoints(ctx, on_goal=on_base(ctx))
+        return self.placement.checkpoints(ctx, on_goal=on_base(ctx, self.base_half))
 
     def metrics(self, ctx: TaskContext) -> dict[str, float]:
-        overlap_x, overlap_y = top_surface_overlap_m(ctx)
+        overlap_x, overlap_y = top_surface_overlap_m(ctx, self.base_half)
         return {
             "lift_mm": 1000 * lift_m(ctx, "cube"),
             "overlap_x_mm": 1000 * overlap_x,
             "overlap_y_mm": 1000 * overlap_y,
-            "height_error_mm": 1000 * height_error_m(ctx),
+            "height_error_mm": 1000 * height_error_m(ctx, self.placement),
             "base_displacement_mm": 1000 * displacement_m(ctx, "base"),
         }
 
     def expert(self, ctx: TaskContext) -> Iterator[EnvAction]:
-        yield from PLACEMENT.expert(ctx, match_goal_yaw=True)
+        yield from self.placement.expert(ctx, match_goal_yaw=True)

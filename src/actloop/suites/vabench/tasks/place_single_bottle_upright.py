@@ -26,6 +26,8 @@ from actloop.suites.vabench.task import TaskContext, register_task
 from actloop.suites.vabench.tasks._grasping import (
     NEAR_XY_M,
     NEAR_Z_M,
+    UPRIGHT_BOTTLE_X_RANGE,
+    UPRIGHT_BOTTLE_Y_RANGE,
     grasp_from_above,
     lift,
     sample_upright_bottle,
@@ -72,6 +74,11 @@ class PlaceSingleBottleUpright(PlacementTask):
     objects_of_interest = ("bottle", "target")
     placed = "bottle"
     model: ClassVar[BottleModel] = WATER_BOTTLE
+    bottle_x_range: ClassVar[tuple[float, float]] = UPRIGHT_BOTTLE_X_RANGE
+    """Range of the bottle centre's x, metres (the layout's ranges; held-out variants move them)."""
+    bottle_y_range: ClassVar[tuple[float, float]] = UPRIGHT_BOTTLE_Y_RANGE
+    target_x_range: ClassVar[tuple[float, float]] = (0.03, 0.09)
+    target_y_range: ClassVar[tuple[float, float]] = (0.07, 0.13)
 
     def __init__(self, seed: int) -> None:
         super().__init__(seed)
@@ -81,9 +88,9 @@ class PlaceSingleBottleUpright(PlacementTask):
 
     def sample_layout(self, rng: np.random.Generator) -> dict[str, Any]:
         return {
-            **sample_upright_bottle(rng, self.model),
-            "target_x": float(rng.uniform(0.03, 0.09)),
-            "target_y": float(rng.uniform(0.07, 0.13)),
+            **sample_upright_bottle(rng, self.model, self.bottle_x_range, self.bottle_y_range),
+            "target_x": float(rng.uniform(*self.target_x_range)),
+            "target_y": float(rng.uniform(*self.target_y_range)),
         }
 
     def objects(self) -> tuple[str, ...]:

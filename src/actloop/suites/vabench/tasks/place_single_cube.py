@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -65,15 +65,20 @@ class PlaceSingleCube(PlacementTask):
     budget = 100
     objects_of_interest = ("cube", "target")
     placed = "cube"
+    cube_x_range: ClassVar[tuple[float, float]] = (0.18, 0.26)
+    """Range of the cube centre's x, metres (the layout's ranges; held-out variants move them)."""
+    cube_y_range: ClassVar[tuple[float, float]] = (-0.16, -0.06)
+    target_x_range: ClassVar[tuple[float, float]] = (0.10, 0.14)
+    target_y_range: ClassVar[tuple[float, float]] = (0.0, 0.04)
 
     def sample_layout(self, rng: np.random.Generator) -> dict[str, Any]:
         layout = {
-            "x": uniform(rng, 0.18, 0.26),
-            "y": uniform(rng, -0.16, -0.06),
+            "x": uniform(rng, *self.cube_x_range),
+            "y": uniform(rng, *self.cube_y_range),
             "yaw": uniform(rng, -np.pi / 4, np.pi / 4),
         }
         while True:
-            target = (uniform(rng, 0.10, 0.14), uniform(rng, 0.0, 0.04))
+            target = (uniform(rng, *self.target_x_range), uniform(rng, *self.target_y_range))
             if pad_distance_m((layout["x"], layout["y"]), target) >= PAD_CLEARANCE_M:
                 return {**layout, "target_x": target[0], "target_y": target[1]}
 
