@@ -13,9 +13,18 @@ from dataclasses import dataclass
 import numpy as np
 
 from actloop.suites.vabench.baseline.views import Pinhole
-from actloop.suites.vabench.baseline.vision import Region, colour_mask, find_object, regions, saturated_mask
+from actloop.suites.vabench.baseline.vision import (
+    Region,
+    colour_mask,
+    find_object,
+    not_table_mask,
+    regions,
+    saturated_mask,
+    without_colours,
+)
 
 TABLE_Z = 0.74
+FOOT_HEIGHT_M = 0.01
 
 
 @dataclass(frozen=True)
@@ -76,19 +85,38 @@ def ends_along_axis(camera: Pinhole, region: Region, z: float) -> tuple[np.ndarr
 def top_height_from_side(
     camera: Pinhole, image: np.ndarray, colour: str | None, xy: np.ndarray
 ) -> float | None:
-    """Height of the top of the ``colour`` object standing at ``xy``, from a side frame.
-
-    Seen from slightly above, the highest visible point is the far edge of the top face, about half
-    the object's apparent width behind its centre line; the estimate accounts for that.
-    """
+    """Height of the top of the ``colour`` object standing at ``xy``, from a side frame."""
     region = find(image, colour)
-    if region is None:
-        return None
+    return None if region is None else top_height_of(camera, region, xy)
+
+
+def top_height_of(
+    camera: Pinhole, region: Region, xy: np.ndarray, half_depth_m: float | None = None
+) -> float:
+    """Height of the top of the object whose side-frame region is ``region``, standing at ``xy``.
+
+    Seen from slightly above, the highest visible point is the far edge of the top face, ``half_depth_m``
+    behind its centre line along the view (by default half the object's apparent width, as for a round
+    object); the estimate accounts for that.
+    """
     top_v = float(region.points[:, 1].min())
     columns = region.points[region.points[:, 1] <= top_v + 1.0][:, 0]
     forward = np.array([camera.forward[0], camera.forward[1]])
     forward /= np.linalg.norm(forward)
     distance = float(np.dot(np.asarray(xy) - camera.eye[:2], forward))
-    half_width = 0.5 * float(np.ptp(region.points[:, 0]) + 1.0) * distance / camera.focal_px
-    far_edge = np.asarray(xy) + half_width * forward
+    if half_depth_m is None:
+        half_depth_m = 0.5 * float(np.ptp(region.points[:, 0]) + 1.0) * distance / camera.focal_px
+    far_edge = np.asarray(xy) + half_depth_m * forward
     return camera.height_on_vertical(float(columns.mean()), top_v, far_edge)
+
+
+def object_standing_at(
+    camera: Pinhole, image: np.ndarray, xy: np.ndarray, exclude: tuple[str, ...] = ()
+) -> Region | None:
+    """The whole object (any colour but the ``exclude`` ones) whose side-frame region covers, or lies
+    nearest to, the foot of the vertical through ``xy`` (a point just above the table)."""
+    found = regions(without_colours(not_table_mask(image), image, exclude), inside=True)
+    if not found:
+        return None
+    u, v = camera.project(np.array([float(xy[0]), float(xy[1]), TABLE_Z + FOOT_HEIGHT_M]))
+    return min(found, key=lambda r: float(np.min(np.hypot(r.points[:, 0] - u, r.points[:, 1] - v))))

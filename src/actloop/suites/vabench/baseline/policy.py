@@ -241,7 +241,8 @@ def _survey(turn: Turn, recipe: Recipe, mem: dict) -> list[dict]:
     if recipe.procedure in bimanual.PROCEDURES:
         if not turn.dual:
             return [{"op": "stop"}]
-        plan = bimanual.PROCEDURES[recipe.procedure](image, bimanual.survey_camera(turn.arms, image), recipe)
+        survey = bimanual.survey_camera(turn.arms, image)
+        plan = bimanual.PROCEDURES[recipe.procedure](image, survey, recipe, mem)
         return plan or [{"op": "stop"}]
     camera = views.topdown(turn.proprio.gc, image.shape[1], image.shape[0])
     exclude = tuple(c for c in (recipe.goal_colour, recipe.support_colour) if c)
@@ -385,6 +386,10 @@ def _hammer_grasp(
 
 def _measure(turn: Turn, recipe: Recipe, mem: dict) -> list[dict]:
     image = turn.view("side")
+    if image is not None and recipe.procedure in bimanual.MEASURES:
+        midpoint = 0.5 * (turn.arms["left"].gc + turn.arms["right"].gc)
+        camera = views.side(midpoint, image.shape[1], image.shape[0])
+        return bimanual.MEASURES[recipe.procedure](image, camera, recipe, mem) or [{"op": "stop"}]
     if image is None or "xy" not in mem:
         return [{"op": "stop"}]
     camera = views.side(turn.proprio.gc, image.shape[1], image.shape[0])

@@ -13,9 +13,9 @@ from typing import Literal
 
 from actloop.suites.vabench.baseline.vision import COLOUR_WORDS
 
-Procedure = Literal["grasp", "place", "press", "strike", "handover"]
-Shape = Literal["cube", "lying", "upright", "leaning", "bell", "hammer", "block"]
-Goal = Literal["pad", "bowl", "cube", "block"]
+Procedure = Literal["grasp", "place", "press", "strike", "handover", "lift_pot", "place_shoe"]
+Shape = Literal["cube", "lying", "upright", "leaning", "bell", "hammer", "block", "pot", "shoe"]
+Goal = Literal["pad", "bowl", "cube", "block", "mat"]
 
 
 @dataclass(frozen=True)
@@ -28,7 +28,8 @@ class Recipe:
     goal: Goal | None = None
     goal_colour: str | None = None
     support_colour: str | None = None
-    """For a leaning object: the colour of what it leans on; for a hammer: the colour of its head."""
+    """For a leaning object: the colour of what it leans on; for a hammer: the colour of its head; for a
+    mat: the colour of the end the object must point to."""
 
 
 def colours_of(instruction: str, noun: str) -> list[str]:
@@ -52,6 +53,17 @@ def recipe_for(instruction: str) -> Recipe | None:
     words = set(re.findall(r"[a-z]+", text))
     if "handover" in words or re.search(r"\bhand (it|the \w+) over\b", text):
         return Recipe("handover", "block", colour_of(text, "block"))
+    if "pot" in words and words & {"handle", "handles"}:
+        return Recipe("lift_pot", "pot", colour_of(text, "pot"))
+    if "shoe" in words and "mat" in words:
+        return Recipe(
+            "place_shoe",
+            "shoe",
+            colour_of(text, "shoe"),
+            goal="mat",
+            goal_colour=colour_of(text, "mat"),
+            support_colour=colour_of(text, "end"),
+        )
     if "hammer" in words:
         return Recipe(
             "strike",

@@ -42,6 +42,16 @@ class Pinhole:
         d = f * self.forward + (u - self.width / 2) * self.right - (v - self.height / 2) * self.up
         return d / np.linalg.norm(d)
 
+    def project(self, point: np.ndarray) -> tuple[float, float]:
+        """Pixel (u right, v down) of a world point in front of the camera."""
+        d = np.asarray(point, dtype=float) - self.eye
+        depth = float(np.dot(d, self.forward))
+        f = self.focal_px
+        return (
+            self.width / 2 + f * float(np.dot(d, self.right)) / depth,
+            self.height / 2 - f * float(np.dot(d, self.up)) / depth,
+        )
+
     def point_at_height(self, u: float, v: float, z: float) -> np.ndarray:
         """Where the ray through a pixel meets the horizontal plane at height ``z``."""
         d = self.ray(u, v)
@@ -75,6 +85,7 @@ def topdown(gc: np.ndarray, width: int, height: int) -> Pinhole:
 
 
 def side(gc: np.ndarray, width: int, height: int) -> Pinhole:
-    """The ``camera.view_side`` camera for a right-arm gripper centre ``gc``."""
+    """The ``camera.view_side`` camera for a right-arm gripper centre ``gc`` (in dual-arm tasks: for the
+    midpoint of both gripper centres)."""
     eye = np.clip(np.asarray(gc) + SIDE_OFFSET, CAMERA_LOW, CAMERA_HIGH)
     return _looking_at(eye, np.asarray(gc, dtype=float), width, height)

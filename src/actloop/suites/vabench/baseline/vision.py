@@ -31,6 +31,13 @@ HUE_BANDS: dict[str, tuple[float, float]] = {
 }
 BROWN_VALUE_MAX = 0.62
 COLOUR_WORDS = tuple(HUE_BANDS)
+TABLE_LIT_VALUE_MIN = 0.85
+TABLE_LIT_SATURATION_MAX = 0.3
+"""Seen from high above, the lit table top is nearly white (value 0.95-1.0, saturation at most 0.2)."""
+TABLE_HUE = (25.0, 55.0)
+TABLE_SATURATION = (0.1, 0.32)
+TABLE_VALUE_MIN = 0.45
+"""Seen from the side, it is a pale beige (hue about 38°, saturation about 0.2) whose brightness varies."""
 
 
 @dataclass(frozen=True)
@@ -91,15 +98,54 @@ def colour_mask(image: np.ndarray, colour: str) -> np.ndarray:
     return mask
 
 
-def regions(mask: np.ndarray, min_pixels: int = MIN_PIXELS) -> list[Region]:
-    """Connected regions of a mask (8-connectivity), largest first."""
+def not_table_mask(image: np.ndarray) -> np.ndarray:
+    """Pixels that are not the bare table top: objects of any colour (grey steel, black leather, white
+    canvas by its shading and sole), the robot, the floor beyond the table."""
+    hue, saturation, value = hsv(image)
+    lit = (value > TABLE_LIT_VALUE_MIN) & (saturation < TABLE_LIT_SATURATION_MAX)
+    beige = (
+        (hue >= TABLE_HUE[0])
+        & (hue <= TABLE_HUE[1])
+        & (saturation >= TABLE_SATURATION[0])
+        & (saturation <= TABLE_SATURATION[1])
+        & (value > TABLE_VALUE_MIN)
+    )
+    return ~(lit | beige)
+
+
+def without_colours(
+    mask: np.ndarray, image: np.ndarray, colours: tuple[str, ...], margin_px: int = 2
+) -> np.ndarray:
+    """``mask`` less the pixels of ``colours`` and their blended edges (``margin_px`` around them)."""
+    for colour in colours:
+        mask = mask & ~ndimage.binary_dilation(colour_mask(image, colour), iterations=margin_px)
+    return mask
+
+
+def regions(mask: np.ndarray, min_pixels: int = MIN_PIXELS, inside: bool = False) -> list[Region]:
+    """Connected regions of a mask (8-connectivity), largest first; with ``inside``, only those that do
+    not touch the image border (objects seen whole, not the robot or floor reaching into the frame)."""
     labels, count = ndimage.label(mask, structure=np.ones((3, 3), dtype=bool))
     found = []
     for label in range(1, count + 1):
         rows, cols = np.nonzero(labels == label)
-        if len(rows) >= min_pixels:
-            found.append(_region(np.stack([cols, rows], axis=1).astype(np.float64)))
+        if len(rows) < min_pixels:
+            continue
+        if inside and (
+            rows.min() == 0
+            or cols.min() == 0
+            or rows.max() == mask.shape[0] - 1
+            or cols.max() == mask.shape[1] - 1
+        ):
+            continue
+        found.append(_region(np.stack([cols, rows], axis=1).astype(np.float64)))
     return sorted(found, key=lambda r: -r.pixels)
+
+
+def _touches_border(rows: np.ndarray, cols: np.ndarray, shape: tuple[int, ...]) -> bool:
+    return bool(
+        rows.min() == 0 or cols.min() == 0 or rows.max() == shape[0] - 1 or cols.max() == shape[1] - 1
+    )
 
 
 def largest_region(mask: np.ndarray) -> Region | None:
