@@ -15,6 +15,7 @@ from collections.abc import Callable
 
 import numpy as np
 from scipy import ndimage
+from scipy.spatial import ConvexHull
 
 from actloop.suites.vabench.baseline import views
 from actloop.suites.vabench.baseline.perception import (
@@ -141,15 +142,24 @@ def remember_survey(mem: dict, camera: views.Pinhole, region: Region, guess_z: f
     mem["guess"] = [float(v) for v in guess]
     mem["guess_z"] = guess_z
     mem["size_px"] = [region.length_px, region.width_px]
-    axis = np.array([math.cos(region.angle_rad), math.sin(region.angle_rad)])
-    along = region.points @ axis
-    mem["ends_px"] = [
-        region.points[int(np.argmin(along))].tolist(),
-        region.points[int(np.argmax(along))].tolist(),
-    ]
     mem["centre_px"] = [region.u, region.v]
     mem["angle_rad"] = region.angle_rad
     return guess
+
+
+END_BAND_PX = 2.0
+
+
+def ends_along_long_axis(region: Region) -> tuple[np.ndarray, np.ndarray]:
+    """The middles of the region's two ends along its rectangle's long side (the mean of the pixels
+    within ``END_BAND_PX`` of each extreme, so a rounded or square end gives its centre, not a corner)."""
+    axis = np.array([math.cos(region.angle_rad), math.sin(region.angle_rad)])
+    along = region.points @ axis
+    low, high = float(along.min()), float(along.max())
+    return (
+        region.points[along <= low + END_BAND_PX].mean(axis=0),
+        region.points[along >= high - END_BAND_PX].mean(axis=0),
+    )
 
 
 def surveyed_camera(mem: dict) -> views.Pinhole:
@@ -186,6 +196,15 @@ def half_depth_along(camera: views.Pinhole, mem: dict) -> float:
     return 0.5 * (length * abs(math.cos(heading - view)) + width * abs(math.sin(heading - view)))
 
 
+def farthest_pair(points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The two points of a region farthest apart (a pot's handle tips: farther apart than any two points
+    of its round body)."""
+    hull = points[ConvexHull(points).vertices]
+    gaps = np.hypot(hull[:, None, 0] - hull[None, :, 0], hull[:, None, 1] - hull[None, :, 1])
+    i, j = np.unravel_index(int(np.argmax(gaps)), gaps.shape)
+    return hull[i], hull[j]
+
+
 # lift_pot: the procedure its demonstration shows
 POT_GUESS_HEIGHT_M = 0.08
 """The survey places the pot's silhouette at this height above the table before it is measured."""
@@ -201,18 +220,19 @@ def pot_survey(image: np.ndarray, camera: views.Pinhole, recipe: Recipe, mem: di
     if region is None:
         return None
     guess = remember_survey(mem, camera, region, TABLE_Z + POT_GUESS_HEIGHT_M)
+    mem["tips_px"] = [point.tolist() for point in farthest_pair(region.points)]
     return measuring_pose(guess, "stand either side of the pot to see its height")
 
 
 def pot_lift(image: np.ndarray, camera: views.Pinhole, recipe: Recipe, mem: dict) -> list[dict] | None:
-    """Each gripper takes the handle on its side (the tips of the silhouette's long axis, at the handles'
-    height), both close together and lift together."""
+    """Each gripper takes the handle on its side (the silhouette's two farthest points, the handle tips,
+    put at the handles' height), both close together and lift together."""
     rim = measured_top(image, camera, mem)
     if rim is None:
         return None
     handle_z = rim - HANDLE_BELOW_RIM_M
     survey = surveyed_camera(mem)
-    tips = sorted((survey.point_at_height(u, v, handle_z)[:2] for u, v in mem["ends_px"]), key=lambda p: p[0])
+    tips = sorted((survey.point_at_height(u, v, handle_z)[:2] for u, v in mem["tips_px"]), key=lambda p: p[0])
     left_tip, right_tip = tips
     unit = (right_tip - left_tip) / max(float(np.linalg.norm(right_tip - left_tip)), 1e-6)
     grips = {
@@ -241,6 +261,12 @@ def pot_lift(image: np.ndarray, camera: views.Pinhole, recipe: Recipe, mem: dict
 
 # place_shoe: the procedure its demonstration shows
 SHOE_GUESS_HEIGHT_M = 0.04
+SHOE_GRASP_BEHIND_MIDDLE_M = 0.02
+"""The upper is grasped across its tall rear part, this far behind the shoe's middle."""
+SHOE_TOE_HEIGHT_M = 0.04
+"""Seen from the survey camera, in front of the shoe, the silhouette's far end is the top of the toe cap
+(about this high) and its near end the heel's foot on the table; halfway between them is the shoe's
+middle."""
 SHOE_START_HEADING = math.pi / 2
 """The shoe starts with its toe pointing away from the robot (+y)."""
 SHOE_GRASP_BELOW_TOP_M = 0.026
@@ -265,6 +291,13 @@ def shoe_survey(image: np.ndarray, camera: views.Pinhole, recipe: Recipe, mem: d
     mem["mat_xy"] = [float(v) for v in mat_xy]
     mem["toe_heading"] = math.atan2(float(end_xy[1] - mat_xy[1]), float(end_xy[0] - mat_xy[0]))
     guess = remember_survey(mem, camera, shoe, TABLE_Z + SHOE_GUESS_HEIGHT_M)
+    toe_px, heel_px = sorted(ends_along_long_axis(shoe), key=lambda p: p[1])  # the toe is the far end
+    toe = camera.point_at_height(*toe_px, TABLE_Z + SHOE_TOE_HEIGHT_M)[:2]
+    heel = camera.point_at_height(*heel_px, TABLE_Z)[:2]
+    middle = 0.5 * (toe + heel)
+    towards_heel = (heel - toe) / max(float(np.linalg.norm(heel - toe)), 1e-6)
+    mem["shoe_xy"] = [float(v) for v in middle]
+    mem["grasp_xy"] = [float(v) for v in middle + SHOE_GRASP_BEHIND_MIDDLE_M * towards_heel]
     return measuring_pose(guess, "stand either side of the shoe to see its height")
 
 
@@ -275,17 +308,19 @@ def shoe_place(image: np.ndarray, camera: views.Pinhole, recipe: Recipe, mem: di
     top = measured_top(image, camera, mem, mat_colours, elongated=True)
     if top is None:
         return None
-    survey = surveyed_camera(mem)
     grasp_z = top - SHOE_GRASP_BELOW_TOP_M
-    x, y = (float(v) for v in survey.point_at_height(*mem["centre_px"], (TABLE_Z + top) / 2)[:2])
+    x, y = mem["grasp_xy"]
     arm = "left" if x < 0 else "right"
     heading = -mem["angle_rad"]  # the silhouette's long axis, image to world
     turn = (mem["toe_heading"] - SHOE_START_HEADING + math.pi) % (2 * math.pi) - math.pi
-    mx, my = mem["mat_xy"]
+    # the shoe's middle turns with the gripper about the vertical through GC
+    ox, oy = mem["shoe_xy"][0] - x, mem["shoe_xy"][1] - y
+    c, s = math.cos(turn), math.sin(turn)
+    mx, my = mem["mat_xy"][0] - (c * ox - s * oy), mem["mat_xy"][1] - (s * ox + c * oy)
     carry_z = grasp_z + SHOE_LIFT_M
     release_z = grasp_z + SHOE_RELEASE_CLEARANCE_M
     return [
-        move_step(list(SURVEY_GC[other(arm)]), "zyx", "the other arm out of the way", other(arm)),
+        move_step(list(SURVEY_GC[other(arm)]), "yxz", "the other arm out of the way", other(arm)),
         {"op": "turn", "heading": heading + math.pi / 2, "sym": 180.0, "arm": arm},
         move_step([x, y, grasp_z + HOVER_M], "xyz", "hover above the shoe", arm),
         move_step([x, y, grasp_z], "z", "descend around the upper", arm),
