@@ -150,16 +150,17 @@ def remember_survey(mem: dict, camera: views.Pinhole, region: Region, guess_z: f
 END_BAND_PX = 2.0
 
 
-def ends_along_long_axis(region: Region) -> tuple[np.ndarray, np.ndarray]:
-    """The middles of the region's two ends along its rectangle's long side (the mean of the pixels
-    within ``END_BAND_PX`` of each extreme, so a rounded or square end gives its centre, not a corner)."""
-    axis = np.array([math.cos(region.angle_rad), math.sin(region.angle_rad)])
-    along = region.points @ axis
+def ends_along(points: np.ndarray, axis: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The middles of a region's two ends along the unit image direction ``axis``: the mean of the pixels
+    within ``END_BAND_PX`` of each extreme, so a rounded or square end gives its centre, not a corner."""
+    along = points @ axis
     low, high = float(along.min()), float(along.max())
-    return (
-        region.points[along <= low + END_BAND_PX].mean(axis=0),
-        region.points[along >= high - END_BAND_PX].mean(axis=0),
-    )
+    return points[along <= low + END_BAND_PX].mean(axis=0), points[along >= high - END_BAND_PX].mean(axis=0)
+
+
+def ends_along_long_axis(region: Region) -> tuple[np.ndarray, np.ndarray]:
+    """The middles of the region's two ends along its rectangle's long side."""
+    return ends_along(region.points, np.array([math.cos(region.angle_rad), math.sin(region.angle_rad)]))
 
 
 def surveyed_camera(mem: dict) -> views.Pinhole:
@@ -196,13 +197,14 @@ def half_depth_along(camera: views.Pinhole, mem: dict) -> float:
     return 0.5 * (length * abs(math.cos(heading - view)) + width * abs(math.sin(heading - view)))
 
 
-def farthest_pair(points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The two points of a region farthest apart (a pot's handle tips: farther apart than any two points
-    of its round body)."""
+def handle_tips(points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A pot's handle tips in a top-down region: its two farthest points (farther apart than any two points
+    of the round body) give the handles' axis, and the middle of each end along it the tips."""
     hull = points[ConvexHull(points).vertices]
     gaps = np.hypot(hull[:, None, 0] - hull[None, :, 0], hull[:, None, 1] - hull[None, :, 1])
     i, j = np.unravel_index(int(np.argmax(gaps)), gaps.shape)
-    return hull[i], hull[j]
+    axis = (hull[j] - hull[i]) / max(float(gaps[i, j]), 1e-6)
+    return ends_along(points, axis)
 
 
 # lift_pot: the procedure its demonstration shows
@@ -220,13 +222,13 @@ def pot_survey(image: np.ndarray, camera: views.Pinhole, recipe: Recipe, mem: di
     if region is None:
         return None
     guess = remember_survey(mem, camera, region, TABLE_Z + POT_GUESS_HEIGHT_M)
-    mem["tips_px"] = [point.tolist() for point in farthest_pair(region.points)]
+    mem["tips_px"] = [point.tolist() for point in handle_tips(region.points)]
     return measuring_pose(guess, "stand either side of the pot to see its height")
 
 
 def pot_lift(image: np.ndarray, camera: views.Pinhole, recipe: Recipe, mem: dict) -> list[dict] | None:
-    """Each gripper takes the handle on its side (the silhouette's two farthest points, the handle tips,
-    put at the handles' height), both close together and lift together."""
+    """Each gripper takes the handle on its side (the handle tips put at the handles' height), both close
+    together and lift together."""
     rim = measured_top(image, camera, mem)
     if rim is None:
         return None
