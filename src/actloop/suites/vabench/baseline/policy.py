@@ -26,6 +26,7 @@ from inspect_ai.model import ChatMessage
 from actloop.suites.vabench.baseline import bimanual, views
 from actloop.suites.vabench.baseline.conversation import Proprio, Turn, emit, read_turn
 from actloop.suites.vabench.baseline.learner import decide_learning, is_learning
+from actloop.suites.vabench.baseline.packing import packing_order
 from actloop.suites.vabench.baseline.perception import (
     TABLE_Z,
     Seen,
@@ -34,7 +35,7 @@ from actloop.suites.vabench.baseline.perception import (
     seen_from_topdown,
     top_height_from_side,
 )
-from actloop.suites.vabench.baseline.recipes import Recipe, recipe_for
+from actloop.suites.vabench.baseline.recipes import Recipe, packing_list, recipe_for
 from actloop.suites.vabench.baseline.steps import dual_move_step, move_step
 
 SURVEY_GC = (0.25, -0.32, 1.12)
@@ -58,6 +59,8 @@ BELL_VIEW_HEIGHT_M = (
 HAMMER_GRIP_FROM_HEAD_M = 0.03  # grip the handle this far from where it meets the head
 HAMMER_HEAD_HALF_WIDTH_M = 0.015
 BOWL_DROP_M = 0.035  # release a cube this far above the table inside a bowl
+CLEAR_RISE_Z = 0.98  # a GC height reachable over the whole table
+BASKET_DROP_M = 0.03  # release an object with its bottom this far above the table inside a basket
 MAX_EXPANSIONS = 20
 
 
@@ -71,7 +74,12 @@ def decide(messages: list[ChatMessage]) -> str:
     recipe = recipe_for(turn.instruction)
     if recipe is None:
         return emit({"stop": True}, {}, "the baseline has no procedure for this instruction")
-    state = turn.state or {"plan": _start_plan(turn.dual), "attempt": 1, "tries": 0, "mem": {}}
+    state = turn.state or {"plan": _start_plan(turn.dual), "attempt": 1, "tries": 0, "mem": {}, "item": 0}
+    if recipe.procedure == "pack":  # one object at a time, each a placement into the container
+        order = packing_order(packing_list(turn.instruction))
+        if state["item"] >= len(order):
+            return emit({"stop": True}, state, "every listed object has been put in")
+        recipe, state["mem"]["slot"] = order[state["item"]]
     return _advance(state, turn, recipe)
 
 
@@ -143,12 +151,14 @@ def _act(step: dict, state: dict, turn: Turn, recipe: Recipe) -> tuple[dict | No
             state["plan"][1:1] = _survey(turn, recipe, state["mem"])
         case "measure":
             state["plan"][1:1] = _measure(turn, recipe, state["mem"])
+        case "next":  # this object is done with: on to the next one
+            _next_object(state)
         case "retry":
             if state["attempt"] >= MAX_ATTEMPTS:
                 state["plan"][1:] = [{"op": "stop"}]
             else:
                 state["attempt"] += 1
-                state["mem"] = {}
+                state["mem"] = _kept(state["mem"])
                 again = "the task has not ended: release and try again"
                 if turn.dual:
                     state["plan"][1:] = [{"op": "grip", "cmd": "open", "arm": "both", "why": again}]
@@ -158,9 +168,31 @@ def _act(step: dict, state: dict, turn: Turn, recipe: Recipe) -> tuple[dict | No
                         move_step([None, None, SURVEY_GC[2]], "z", "rise to look again"),
                     ]
                 state["plan"] += _start_plan(turn.dual)
+        case "stop" if recipe.goal == "basket":  # packing: give this object up, go on with the next
+            _next_object(state)
         case "stop":
             return {"stop": True}, "attempts exhausted"
     return None, ""
+
+
+def _next_object(state: dict) -> None:
+    """Go on to the next object of a packing list: up a little (over the basket's far side the arm cannot
+    rise to the survey height), back towards the robot, across, then up to where the table is in view, and
+    survey again."""
+    state["item"] += 1
+    state["attempt"] = 1
+    state["mem"] = _kept(state["mem"])
+    state["plan"][1:] = [
+        move_step([None, None, CLEAR_RISE_Z], "z", "rise clear of the objects"),
+        move_step(list(SURVEY_GC), "yxz", "back to where the table is in view"),
+        {"op": "look", "view": "topdown"},
+        {"op": "survey"},
+    ]
+
+
+def _kept(mem: dict) -> dict:
+    """What outlives an attempt: where the container is (seen while it was still empty)."""
+    return {key: mem[key] for key in ("container_xy",) if key in mem}
 
 
 def _for_arm(action: dict | None, arm: str, turn: Turn) -> dict | None:
@@ -250,7 +282,7 @@ def _survey(turn: Turn, recipe: Recipe, mem: dict) -> list[dict]:
     if region is None:
         return [{"op": "stop"}]
     target = seen_from_topdown(camera, region, square=recipe.shape == "cube")
-    goal = _goal(image, camera, recipe)
+    goal = _goal(image, camera, recipe, mem)
     if recipe.procedure != "grasp" and goal is None and recipe.goal is not None:
         return [{"op": "stop"}]
     mem["goal"] = goal
@@ -287,9 +319,11 @@ def _survey(turn: Turn, recipe: Recipe, mem: dict) -> list[dict]:
     return [{"op": "stop"}]
 
 
-def _goal(image: np.ndarray, camera: views.Pinhole, recipe: Recipe) -> dict | None:
+def _goal(image: np.ndarray, camera: views.Pinhole, recipe: Recipe, mem: dict) -> dict | None:
     if recipe.goal is None:
         return None
+    if recipe.goal == "basket":
+        return _container_goal(image, camera, recipe, mem)
     region = find(image, recipe.goal_colour, tuple(c for c in (recipe.colour,) if c))
     if region is None:
         return None
@@ -300,6 +334,18 @@ def _goal(image: np.ndarray, camera: views.Pinhole, recipe: Recipe) -> dict | No
         top = TABLE_Z + (PAD_TOP_M if recipe.goal == "pad" else BOWL_VIEW_HEIGHT_M)
         xy = camera.point_at_height(region.u, region.v, top)[:2]
     return {"xy": [float(v) for v in xy], "top": float(top)}
+
+
+def _container_goal(image: np.ndarray, camera: views.Pinhole, recipe: Recipe, mem: dict) -> dict | None:
+    """A basket: its centre as first seen (before objects hid part of its floor) plus this object's slot;
+    the goal's ``top`` is the height at which the object's bottom is released."""
+    if "container_xy" not in mem:
+        region = find(image, recipe.goal_colour, tuple(c for c in (recipe.colour,) if c))
+        if region is None:
+            return None
+        mem["container_xy"] = [float(v) for v in camera.point_at_height(region.u, region.v, TABLE_Z)[:2]]
+    x, y = (c + s for c, s in zip(mem["container_xy"], mem.get("slot", (0.0, 0.0)), strict=True))
+    return {"xy": [x, y], "top": TABLE_Z + BASKET_DROP_M}
 
 
 def _grasp(xy: np.ndarray, heading: float, sym: float, grasp_z: float) -> list[dict]:
@@ -320,16 +366,25 @@ def _after_grasp(recipe: Recipe, mem: dict, grasp_z: float) -> list[dict]:
         return [*lift, {"op": "retry"}]
     held = grasp_z - TABLE_Z  # GC height above the object's bottom
     gx, gy = goal["xy"]
-    bottom = TABLE_Z + BOWL_DROP_M if recipe.goal == "bowl" else goal["top"] + PLACE_CLEARANCE_M
+    packing = recipe.goal == "basket"
+    if recipe.goal == "bowl":
+        bottom = TABLE_Z + BOWL_DROP_M
+    else:  # a basket's goal "top" is already the release height of an object's bottom
+        bottom = goal["top"] + (0.0 if packing else PLACE_CLEARANCE_M)
     release = bottom + held
     carry = max(CARRY_Z, release + 0.03, grasp_z + LIFT_M)
+    # a long object is turned to lie along the basket's length
+    square = (
+        [{"op": "turn", "heading": math.pi / 2, "sym": 180.0}] if packing and recipe.shape == "lying" else []
+    )
     return [
         move_step([None, None, carry], "z", "lift the object clear"),
+        *square,
         move_step([gx, gy, carry], "xy", "carry it over the goal"),
         move_step([gx, gy, release], "z", "lower it onto the goal"),
         {"op": "grip", "cmd": "open", "why": "release it"},
         move_step([None, None, release + 0.05], "z", "back away"),
-        {"op": "retry"},
+        {"op": "next" if packing else "retry"},
     ]
 
 

@@ -13,9 +13,9 @@ from typing import Literal
 
 from actloop.suites.vabench.baseline.vision import COLOUR_WORDS
 
-Procedure = Literal["grasp", "place", "press", "strike", "handover", "lift_pot", "place_shoe"]
-Shape = Literal["cube", "lying", "upright", "leaning", "bell", "hammer", "block", "pot", "shoe"]
-Goal = Literal["pad", "bowl", "cube", "block", "mat"]
+Procedure = Literal["grasp", "place", "press", "strike", "handover", "lift_pot", "place_shoe", "pack"]
+Shape = Literal["cube", "lying", "upright", "leaning", "bell", "hammer", "block", "pot", "shoe", "basket"]
+Goal = Literal["pad", "bowl", "cube", "block", "mat", "basket"]
 
 
 @dataclass(frozen=True)
@@ -51,6 +51,8 @@ def recipe_for(instruction: str) -> Recipe | None:
     """The procedure an instruction asks for, or None if the baseline has none for it."""
     text = instruction.lower()
     words = set(re.findall(r"[a-z]+", text))
+    if "basket" in words and packing_list(instruction):
+        return Recipe("pack", "basket", colour_of(text, "basket"))
     if "handover" in words or re.search(r"\bhand (it|the \w+) over\b", text):
         return Recipe("handover", "block", colour_of(text, "block"))
     if "pot" in words and words & {"handle", "handles"}:
@@ -96,3 +98,20 @@ def recipe_for(instruction: str) -> Recipe | None:
             return Recipe("place", "cube", first, goal="cube", goal_colour=colours[1])
         return Recipe("grasp", "cube", first)
     return None
+
+
+def packing_list(instruction: str) -> list[Recipe]:
+    """The objects a packing instruction lists after its colon ("Put all five objects into the brown basket:
+    the red cube, ..., the purple bottle standing upright."), each as a placement into the container."""
+    match = re.search(r"\binto the (?:(\w+) )?basket\b[^:]*:(?P<items>.+)", instruction.lower(), re.S)
+    if match is None:
+        return []
+    colour = match.group(1) if match.group(1) in COLOUR_WORDS else None
+    items = [p.strip() for p in re.split(r",|\band\b", match.group("items").strip().rstrip(".")) if p.strip()]
+    found = []
+    for item in items:
+        grasp = recipe_for(f"pick up {item}")
+        if grasp is None or grasp.procedure != "grasp":
+            return []
+        found.append(Recipe("place", grasp.shape, grasp.colour, goal="basket", goal_colour=colour))
+    return found
