@@ -114,12 +114,13 @@ def test_the_shoe_is_grasped_across_its_upper_by_the_arm_on_its_side_and_set_on_
 
 def test_objects_of_any_colour_stand_out_from_the_table() -> None:
     """The lit white table top and the beige one seen from the side are table; grey steel, black leather,
-    a saturated colour and the dark floor are not."""
+    a saturated colour and the dark floor are not; from the side, white (a cap, a canvas upper) is not."""
     pixels = np.array(
         [[[255, 252, 245], [212, 196, 170], [171, 176, 185], [26, 26, 28], [204, 31, 26], [90, 92, 96]]],
         dtype=np.uint8,
     )
     assert not_table_mask(pixels).tolist() == [[False, False, True, True, True, True]]
+    assert not_table_mask(pixels, from_side=True).tolist() == [[True, False, True, True, True, True]]
 
 
 @pytest.mark.parametrize(

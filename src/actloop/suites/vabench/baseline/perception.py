@@ -18,6 +18,7 @@ from actloop.suites.vabench.baseline.vision import (
     colour_mask,
     find_object,
     not_table_mask,
+    region_containing,
     regions,
     saturated_mask,
     without_colours,
@@ -103,11 +104,29 @@ def top_height_of(
     columns = region.points[region.points[:, 1] <= top_v + 1.0][:, 0]
     forward = np.array([camera.forward[0], camera.forward[1]])
     forward /= np.linalg.norm(forward)
-    distance = float(np.dot(np.asarray(xy) - camera.eye[:2], forward))
     if half_depth_m is None:
-        half_depth_m = 0.5 * float(np.ptp(region.points[:, 0]) + 1.0) * distance / camera.focal_px
+        half_depth_m = apparent_half_width(camera, region, xy)
     far_edge = np.asarray(xy) + half_depth_m * forward
     return camera.height_on_vertical(float(columns.mean()), top_v, far_edge)
+
+
+def apparent_half_width(camera: Pinhole, region: Region, xy: np.ndarray) -> float:
+    """Half the width, in metres, of a side-frame region of an object standing at ``xy``."""
+    forward = np.array([camera.forward[0], camera.forward[1]])
+    forward /= np.linalg.norm(forward)
+    distance = float(np.dot(np.asarray(xy) - camera.eye[:2], forward))
+    return 0.5 * float(np.ptp(region.points[:, 0]) + 1.0) * distance / camera.focal_px
+
+
+def whole_top_from_side(camera: Pinhole, image: np.ndarray, colour: str, xy: np.ndarray) -> float | None:
+    """Height of the top of the object standing at ``xy`` whose body has ``colour``, cap included: the
+    silhouette grown from the coloured body through whatever is not table (a white cap stands out against
+    the beige table seen from the side); its far edge is taken half the body's width behind."""
+    body = find(image, colour)
+    if body is None:
+        return None
+    whole = region_containing(not_table_mask(image, from_side=True), body)
+    return top_height_of(camera, whole, xy, apparent_half_width(camera, body, xy))
 
 
 def object_standing_at(
@@ -115,7 +134,7 @@ def object_standing_at(
 ) -> Region | None:
     """The whole object (any colour but the ``exclude`` ones) whose side-frame region covers, or lies
     nearest to, the foot of the vertical through ``xy`` (a point just above the table)."""
-    found = regions(without_colours(not_table_mask(image), image, exclude), inside=True)
+    found = regions(without_colours(not_table_mask(image, from_side=True), image, exclude), inside=True)
     if not found:
         return None
     u, v = camera.project(np.array([float(xy[0]), float(xy[1]), TABLE_Z + FOOT_HEIGHT_M]))

@@ -34,6 +34,7 @@ from actloop.suites.vabench.baseline.perception import (
     find,
     seen_from_topdown,
     top_height_from_side,
+    whole_top_from_side,
 )
 from actloop.suites.vabench.baseline.recipes import Recipe, packing_list, recipe_for
 from actloop.suites.vabench.baseline.steps import dual_move_step, move_step
@@ -439,6 +440,15 @@ def _hammer_grasp(
     ]
 
 
+def _standing_top(camera: views.Pinhole, image: np.ndarray, recipe: Recipe, xy: np.ndarray) -> float | None:
+    """Height of the top of the object standing at ``xy``. An instruction that names the object's colour
+    names its body's; its cap may be another colour (white), so the whole object standing there is
+    measured. Without a colour, the saturated object (body and cap) is."""
+    if recipe.colour is None:
+        return top_height_from_side(camera, image, None, xy)
+    return whole_top_from_side(camera, image, recipe.colour, xy)
+
+
 def _measure(turn: Turn, recipe: Recipe, mem: dict) -> list[dict]:
     image = turn.view("side")
     if image is not None and recipe.procedure in bimanual.MEASURES:
@@ -449,7 +459,7 @@ def _measure(turn: Turn, recipe: Recipe, mem: dict) -> list[dict]:
         return [{"op": "stop"}]
     camera = views.side(turn.proprio.gc, image.shape[1], image.shape[0])
     xy = np.array(mem["xy"])
-    top = top_height_from_side(camera, image, recipe.colour, xy)
+    top = _standing_top(camera, image, recipe, xy)
     if top is None:
         return [{"op": "stop"}]
     x, y = float(xy[0]), float(xy[1])

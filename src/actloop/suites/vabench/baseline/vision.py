@@ -98,19 +98,22 @@ def colour_mask(image: np.ndarray, colour: str) -> np.ndarray:
     return mask
 
 
-def not_table_mask(image: np.ndarray) -> np.ndarray:
+def not_table_mask(image: np.ndarray, from_side: bool = False) -> np.ndarray:
     """Pixels that are not the bare table top: objects of any colour (grey steel, black leather, white
-    canvas by its shading and sole), the robot, the floor beyond the table."""
+    canvas by its shading and sole), the robot, the floor beyond the table. From above, the lit table is
+    nearly white, so white objects show only by their shading; from the side (``from_side``) it is beige
+    throughout, and a white cap or upper stands out from it."""
     hue, saturation, value = hsv(image)
-    lit = (value > TABLE_LIT_VALUE_MIN) & (saturation < TABLE_LIT_SATURATION_MAX)
-    beige = (
+    table = (
         (hue >= TABLE_HUE[0])
         & (hue <= TABLE_HUE[1])
         & (saturation >= TABLE_SATURATION[0])
         & (saturation <= TABLE_SATURATION[1])
         & (value > TABLE_VALUE_MIN)
     )
-    return ~(lit | beige)
+    if not from_side:
+        table |= (value > TABLE_LIT_VALUE_MIN) & (saturation < TABLE_LIT_SATURATION_MAX)
+    return ~table
 
 
 def without_colours(
@@ -140,6 +143,17 @@ def regions(mask: np.ndarray, min_pixels: int = MIN_PIXELS, inside: bool = False
             continue
         found.append(_region(np.stack([cols, rows], axis=1).astype(np.float64)))
     return sorted(found, key=lambda r: -r.pixels)
+
+
+def region_containing(mask: np.ndarray, seed: Region) -> Region:
+    """The connected region of ``mask`` that holds ``seed`` (whose pixels count as set): an object's whole
+    silhouette grown from the part of it found by colour."""
+    grown = mask.copy()
+    cols, rows = seed.points[:, 0].astype(int), seed.points[:, 1].astype(int)
+    grown[rows, cols] = True
+    labels, _ = ndimage.label(grown, structure=np.ones((3, 3), dtype=bool))
+    rows, cols = np.nonzero(labels == labels[rows[0], cols[0]])
+    return _region(np.stack([cols, rows], axis=1).astype(np.float64))
 
 
 def _touches_border(rows: np.ndarray, cols: np.ndarray, shape: tuple[int, ...]) -> bool:
