@@ -287,15 +287,15 @@ def shoe_survey(image: np.ndarray, camera: views.Pinhole, recipe: Recipe, mem: d
     shoe = whole_object(image, exclude=mat_colours)
     if mat is None or end is None or shoe is None:
         return None
-    points = np.vstack([mat.points, end.points])
-    mat_xy = camera.point_at_height(*points.mean(axis=0), TABLE_Z)[:2]
+    mat_u, mat_v = np.vstack([mat.points, end.points]).mean(axis=0)
+    mat_xy = camera.point_at_height(float(mat_u), float(mat_v), TABLE_Z)[:2]
     end_xy = camera.point_at_height(end.u, end.v, TABLE_Z)[:2]
     mem["mat_xy"] = [float(v) for v in mat_xy]
     mem["toe_heading"] = math.atan2(float(end_xy[1] - mat_xy[1]), float(end_xy[0] - mat_xy[0]))
     guess = remember_survey(mem, camera, shoe, TABLE_Z + SHOE_GUESS_HEIGHT_M)
     toe_px, heel_px = sorted(ends_along_long_axis(shoe), key=lambda p: p[1])  # the toe is the far end
-    toe = camera.point_at_height(*toe_px, TABLE_Z + SHOE_TOE_HEIGHT_M)[:2]
-    heel = camera.point_at_height(*heel_px, TABLE_Z)[:2]
+    toe = camera.point_at_height(float(toe_px[0]), float(toe_px[1]), TABLE_Z + SHOE_TOE_HEIGHT_M)[:2]
+    heel = camera.point_at_height(float(heel_px[0]), float(heel_px[1]), TABLE_Z)[:2]
     middle = 0.5 * (toe + heel)
     towards_heel = (heel - toe) / max(float(np.linalg.norm(heel - toe)), 1e-6)
     mem["shoe_xy"] = [float(v) for v in middle]
