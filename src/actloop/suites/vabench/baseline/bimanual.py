@@ -28,7 +28,14 @@ from actloop.suites.vabench.baseline.perception import (
 )
 from actloop.suites.vabench.baseline.recipes import Recipe
 from actloop.suites.vabench.baseline.steps import dual_move_step, move_step
-from actloop.suites.vabench.baseline.vision import Region, not_table_mask, regions, without_colours
+from actloop.suites.vabench.baseline.vision import (
+    Region,
+    ends_along,
+    ends_along_long_axis,
+    not_table_mask,
+    regions,
+    without_colours,
+)
 
 SURVEY_GC = {"left": (-0.25, -0.32, 1.12), "right": (0.25, -0.32, 1.12)}
 """Both grippers back and up, clear of the table's middle, before the survey."""
@@ -142,25 +149,8 @@ def remember_survey(mem: dict, camera: views.Pinhole, region: Region, guess_z: f
     mem["guess"] = [float(v) for v in guess]
     mem["guess_z"] = guess_z
     mem["size_px"] = [region.length_px, region.width_px]
-    mem["centre_px"] = [region.u, region.v]
     mem["angle_rad"] = region.angle_rad
     return guess
-
-
-END_BAND_PX = 2.0
-
-
-def ends_along(points: np.ndarray, axis: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The middles of a region's two ends along the unit image direction ``axis``: the mean of the pixels
-    within ``END_BAND_PX`` of each extreme, so a rounded or square end gives its centre, not a corner."""
-    along = points @ axis
-    low, high = float(along.min()), float(along.max())
-    return points[along <= low + END_BAND_PX].mean(axis=0), points[along >= high - END_BAND_PX].mean(axis=0)
-
-
-def ends_along_long_axis(region: Region) -> tuple[np.ndarray, np.ndarray]:
-    """The middles of the region's two ends along its rectangle's long side."""
-    return ends_along(region.points, np.array([math.cos(region.angle_rad), math.sin(region.angle_rad)]))
 
 
 def surveyed_camera(mem: dict) -> views.Pinhole:

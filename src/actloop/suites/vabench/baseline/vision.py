@@ -8,6 +8,7 @@ face can look orange).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -134,12 +135,7 @@ def regions(mask: np.ndarray, min_pixels: int = MIN_PIXELS, inside: bool = False
         rows, cols = np.nonzero(labels == label)
         if len(rows) < min_pixels:
             continue
-        if inside and (
-            rows.min() == 0
-            or cols.min() == 0
-            or rows.max() == mask.shape[0] - 1
-            or cols.max() == mask.shape[1] - 1
-        ):
+        if inside and _touches_border(rows, cols, mask.shape):
             continue
         found.append(_region(np.stack([cols, rows], axis=1).astype(np.float64)))
     return sorted(found, key=lambda r: -r.pixels)
@@ -154,6 +150,22 @@ def region_containing(mask: np.ndarray, seed: Region) -> Region:
     labels, _ = ndimage.label(grown, structure=np.ones((3, 3), dtype=bool))
     rows, cols = np.nonzero(labels == labels[rows[0], cols[0]])
     return _region(np.stack([cols, rows], axis=1).astype(np.float64))
+
+
+END_BAND_PX = 2.0
+
+
+def ends_along(points: np.ndarray, axis: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The middles of a region's two ends along the unit image direction ``axis``: the mean of the pixels
+    within ``END_BAND_PX`` of each extreme, so a rounded or square end gives its centre, not a corner."""
+    along = points @ axis
+    low, high = float(along.min()), float(along.max())
+    return points[along <= low + END_BAND_PX].mean(axis=0), points[along >= high - END_BAND_PX].mean(axis=0)
+
+
+def ends_along_long_axis(region: Region) -> tuple[np.ndarray, np.ndarray]:
+    """The middles of the region's two ends along its rectangle's long side."""
+    return ends_along(region.points, np.array([math.cos(region.angle_rad), math.sin(region.angle_rad)]))
 
 
 def _touches_border(rows: np.ndarray, cols: np.ndarray, shape: tuple[int, ...]) -> bool:
