@@ -103,6 +103,11 @@ class VABench(Suite):
         model_args = call.pop("model_args", {})
         return learn(tasks, model, model_args, demos, store, **call)
 
+    def add_commands(self, commands: Any) -> None:
+        from actloop.suites.vabench.cli import add_commands
+
+        add_commands(commands)
+
     def replay(self, record_dir: Path) -> ReplayCheck:
         from actloop.suites.vabench.replay import reexecute
 
