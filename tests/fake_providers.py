@@ -2,7 +2,8 @@
 
 Routes: ``POST /v1/chat/completions`` (OpenAI Chat Completions), ``POST /v1/responses`` (OpenAI
 Responses) and ``POST /v1/messages`` (Anthropic Messages). Each request consumes the next script entry:
-a string is answered as the assistant's text; an int is answered as that HTTP error status. Requests
+a string is answered as the assistant's text; an int is answered as that HTTP error status. Once the
+script is used up, an optional ``responder`` chooses the entry from the request's path and body. Requests
 are recorded. Only ever bound to 127.0.0.1.
 """
 
@@ -17,12 +18,15 @@ from typing import Any
 
 USAGE_IN, USAGE_OUT = 100, 20
 DEFAULT_REPLY = '{"stop": true, "reason": "script exhausted"}'
+Responder = Callable[[str, dict[str, Any]], str | int]
+"""(path, request body) -> the script entry answering it."""
 
 
 class FakeProviders(ThreadingHTTPServer):
-    def __init__(self, script: list[str | int]) -> None:
+    def __init__(self, script: list[str | int], responder: Responder | None = None) -> None:
         super().__init__(("127.0.0.1", 0), _Handler)
         self.script = list(script)
+        self.responder = responder
         self.requests: list[tuple[str, dict[str, Any]]] = []
         self.lock = threading.Lock()
 
@@ -34,7 +38,9 @@ class FakeProviders(ThreadingHTTPServer):
         with self.lock:
             self.requests.append((path, body))
             index = len(self.requests) - 1
-        return self.script[index] if index < len(self.script) else DEFAULT_REPLY
+        if index < len(self.script):
+            return self.script[index]
+        return self.responder(path, body) if self.responder else DEFAULT_REPLY
 
 
 def _chat(text: str, model: str) -> dict[str, Any]:
@@ -168,9 +174,9 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 @contextmanager
-def serve(script: list[str | int]) -> Iterator[FakeProviders]:
+def serve(script: list[str | int], responder: Responder | None = None) -> Iterator[FakeProviders]:
     """Run a fake provider server on 127.0.0.1 for the duration of the block."""
-    httpd = FakeProviders(script)
+    httpd = FakeProviders(script, responder)
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
     try:

@@ -6,9 +6,12 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from actloop.suites.vabench.diagnostics.judge_cli import add_judge_parser
+
 
 def add_commands(commands: Any) -> None:
     add_annotate(commands)
+    add_judge_parser(commands)
 
 
 def add_annotate(commands: Any) -> None:
