@@ -66,11 +66,13 @@ def episode_solver(
     env_kwargs: dict[str, Any] | None = None,
     env_timeout: float | None = None,
     harness: dict[str, Any] | None = None,
+    pool: str | None = None,
 ) -> Solver:
     """Run the sample's episode with the current model.
 
     ``env_factory`` replaces the suite's environment (tests); ``env_timeout`` bounds each worker call (s);
-    ``harness`` holds :class:`HarnessOptions` values.
+    ``harness`` holds :class:`HarnessOptions` values; ``pool`` names the open environment pool that
+    ``isolation="pool"`` borrows from.
     """
     options = HarnessOptions.from_dict(harness)
 
@@ -81,7 +83,9 @@ def episode_solver(
         factory = env_factory or suite.env_factory
         episode = _Episode(suite, spec, Path(out_dir), get_model(), state.messages, options)
         start = {"env_factory": factory, "env_kwargs": kwargs, "isolation": isolation}
-        row = await episode.run(lambda: make_env(factory, kwargs, isolation, timeout=env_timeout), start)
+        row = await episode.run(
+            lambda: make_env(factory, kwargs, isolation, timeout=env_timeout, pool=pool), start
+        )
         state.store.set(RESULT_KEY, row.to_json())
         return state
 

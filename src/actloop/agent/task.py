@@ -44,8 +44,10 @@ def episodes_task(
     env_kwargs: dict[str, Any] | None = None,
     env_timeout: float | None = None,
     harness: dict[str, Any] | None = None,
+    pool: str | None = None,
 ) -> Task:
-    """Episodes ``(task, seed, run)`` of ``suite``; records and results go to ``out_dir``."""
+    """Episodes ``(task, seed, run)`` of ``suite``; records and results go to ``out_dir``; ``pool`` names
+    the open environment pool of ``isolation="pool"``."""
     specs = [EpisodeSpec(suite, name, seed, run, protocol) for name, seed, run in episodes]
     names = [spec.name for spec in specs]
     if len(set(names)) != len(names):
@@ -54,7 +56,7 @@ def episodes_task(
         )
     return Task(
         dataset=MemoryDataset([episode_sample(spec) for spec in specs], name=suite),
-        solver=episode_solver(str(out_dir), env_factory, isolation, env_kwargs, env_timeout, harness),
+        solver=episode_solver(str(out_dir), env_factory, isolation, env_kwargs, env_timeout, harness, pool),
         scorer=episode_scorer(),
     )
 

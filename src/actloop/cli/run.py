@@ -52,7 +52,17 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--price-in", type=float, help="USD per million input tokens, for the recorded cost")
     p.add_argument("--price-out", type=float, help="USD per million output tokens")
     p.add_argument(
-        "--workers", type=positive_int, default=1, help="episodes run at once, each in its own process"
+        "--workers",
+        type=positive_int,
+        help="environment processes, each hosting many episodes (default: one per core; with --ray: "
+        "episodes at once, default 1)",
+    )
+    p.add_argument(
+        "--max-episodes-in-flight",
+        type=positive_int,
+        metavar="N",
+        help="episodes run at once (default: the provider's connection limit, 10 for most); with a pool "
+        "of environment processes this may far exceed --workers while models think",
     )
     p.add_argument(
         "--ray",
@@ -79,6 +89,7 @@ def plan_from(args: argparse.Namespace) -> RunPlan:
         protocols=csv(args.protocol) if args.protocol else None,
         summaries=csv(args.summary),
         workers=args.workers,
+        max_in_flight=args.max_episodes_in_flight,
         model_args=model_args(args.model_arg),
         model_base_url=args.model_base_url,
         generation=generation(args),

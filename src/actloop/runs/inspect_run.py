@@ -7,6 +7,7 @@ guard its entry point with ``if __name__ == "__main__":``.
 
 from __future__ import annotations
 
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any, Unpack
 
@@ -27,6 +28,7 @@ from actloop.core.suite import get_suite
 from actloop.errors import ConfigError
 from actloop.records.results import write_result
 from actloop.runtime.make import Isolation
+from actloop.runtime.pool import EnvPool
 
 LOGS_DIR = "logs"
 DEFAULT_MODEL_TIMEOUT_S = 600
@@ -48,6 +50,11 @@ def check_model(model: str, model_args: dict[str, Any], base_url: str | None = N
         ) from None
 
 
+def connection_limit(model: str, model_args: dict[str, Any], base_url: str | None = None) -> int:
+    """How many calls the provider of ``model`` takes at once by default (Inspect's ``max_connections``)."""
+    return int(get_model(model, base_url=base_url, **model_args).api.max_connections())
+
+
 def run_episodes(
     suite: str,
     episodes: list[tuple[str, int, int]],
@@ -59,6 +66,7 @@ def run_episodes(
     env_factory: str | None = None,
     isolation: Isolation = "process",
     *,
+    max_in_flight: int | None = None,
     model_base_url: str | None = None,
     env_kwargs: dict[str, Any] | None = None,
     env_timeout: float | None = None,
@@ -66,8 +74,12 @@ def run_episodes(
     display: DisplayType = "none",
     **generate_args: Unpack[GenerateConfigArgs],
 ) -> list[ResultRow]:
-    """Run ``episodes`` ``(task, seed, run)`` of ``suite`` with ``model``, ``workers`` at a time; rows in
-    input order.
+    """Run ``episodes`` ``(task, seed, run)`` of ``suite`` with ``model``; rows in input order.
+
+    With ``isolation="pool"`` environments live in a pool of ``workers`` host processes and up to
+    ``max_in_flight`` episodes run at once (default: the model's connection limit, ``max_connections`` or
+    the provider's default); otherwise each episode has an environment of its own and ``workers`` (or
+    ``max_in_flight`` when given) episodes run at once.
 
     Records go to ``out_dir/episodes``, rows to ``out_dir/results.jsonl`` and Inspect logs (without
     images) to ``out_dir/logs``. An episode that produced no row (an unexpected harness failure) gets an
@@ -82,30 +94,41 @@ def run_episodes(
     generate_args.setdefault("timeout", DEFAULT_MODEL_TIMEOUT_S)
     out_dir = Path(out_dir)
     options = harness or HarnessOptions()
-    task = episodes_task(
-        suite,
-        episodes,
-        protocol=protocol,
-        out_dir=str(out_dir),
-        env_factory=env_factory,
-        isolation=isolation,
-        env_kwargs=env_kwargs,
-        env_timeout=env_timeout,
-        harness=options.to_dict(),
-    )
-    logs = inspect_ai.eval(
-        task,
-        model=model,
-        model_base_url=model_base_url,
-        model_args=model_args,
-        max_samples=workers,
-        log_dir=str(out_dir / LOGS_DIR),
-        log_images=False,
-        display=display,
-        fail_on_error=False,
-        score_display=False,
-        **generate_args,
-    )
+    with ExitStack() as stack:
+        pool = stack.enter_context(EnvPool(workers, timeout=env_timeout)) if isolation == "pool" else None
+        if max_in_flight is None:
+            max_in_flight = (
+                workers
+                if pool is None
+                else generate_args.get("max_connections")
+                or connection_limit(model, model_args, model_base_url)
+            )
+        task = episodes_task(
+            suite,
+            episodes,
+            protocol=protocol,
+            out_dir=str(out_dir),
+            env_factory=env_factory,
+            isolation=isolation,
+            env_kwargs=env_kwargs,
+            env_timeout=env_timeout,
+            harness=options.to_dict(),
+            pool=pool.name if pool else None,
+        )
+        generate_args.setdefault("max_connections", max_in_flight)
+        logs = inspect_ai.eval(
+            task,
+            model=model,
+            model_base_url=model_base_url,
+            model_args=model_args,
+            max_samples=max_in_flight,
+            log_dir=str(out_dir / LOGS_DIR),
+            log_images=False,
+            display=display,
+            fail_on_error=False,
+            score_display=False,
+            **generate_args,
+        )
     specs = [EpisodeSpec(suite, name, seed, run, protocol) for name, seed, run in episodes]
     return _rows(specs, logs, model, out_dir, options.summary)
 

@@ -9,6 +9,7 @@ a row (and configuration failures), so a killed run loses nothing and duplicates
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,7 +34,11 @@ class RunPlan:
     """Everything that decides what a run does. ``seeds``: the first N verified seeds of each task, an
     explicit list of verified seeds, or None for all of them. ``protocols`` default to the suite's first.
     ``generation`` holds provider settings (``temperature``, ``max_tokens``, ``max_retries``,
-    ``timeout``). ``env_factory`` replaces the suite's environment (for tests)."""
+    ``timeout``). ``env_factory`` replaces the suite's environment (for tests).
+
+    ``workers`` is the number of environment processes (default: one per core; with a Ray cluster or
+    ``isolation="process"``, the number of episodes at once, default 1); ``max_in_flight`` is how many
+    episodes run at once in a pool (default: the model's connection limit)."""
 
     models: list[str]
     out: Path
@@ -43,7 +48,8 @@ class RunPlan:
     runs: int = 1
     protocols: list[str] | None = None
     summaries: list[str] = field(default_factory=lambda: [NO_SUMMARY])
-    workers: int = 1
+    workers: int | None = None
+    max_in_flight: int | None = None
     model_args: dict[str, Any] = field(default_factory=dict)
     model_base_url: str | None = None
     generation: dict[str, Any] = field(default_factory=dict)
@@ -53,7 +59,7 @@ class RunPlan:
     summary_store: Path = DEFAULT_SUMMARIES
     retry_errors: bool = False
     ray: str | None = None
-    isolation: Isolation = "process"
+    isolation: Isolation = "pool"
     env_factory: str | None = None
     env_timeout: float | None = None
 
@@ -69,8 +75,10 @@ class RunPlan:
             raise ConfigError(f"unknown protocol(s) {unknown}; {suite.name} has {', '.join(suite.protocols)}")
         if not self.models:
             raise ConfigError("no model given")
-        if self.workers < 1:
+        if self.workers is not None and self.workers < 1:
             raise ConfigError(f"workers must be at least 1, got {self.workers}")
+        if self.max_in_flight is not None and self.max_in_flight < 1:
+            raise ConfigError(f"max episodes in flight must be at least 1, got {self.max_in_flight}")
         return matrix.conditions(self.models, protocols, self.summaries)
 
     def settings(self) -> dict[str, Any]:
@@ -125,6 +133,10 @@ def evaluate(plan: RunPlan, log: Log = lambda line: None, progress_every_s: floa
 
         connect(plan.ray)
         isolation = "ray"
+    workers = plan.workers or (os.cpu_count() or 1 if isolation == "pool" else 1)
+    how = f"{workers} environment process(es)" if isolation == "pool" else f"{workers} worker(s)"
+    if isolation == "pool" and plan.max_in_flight:
+        how += f", up to {plan.max_in_flight} episodes in flight"
     log(f"{len(matrix_conditions)} condition(s) x {len(episodes)} episode(s) -> {plan.out}")
     stopped: ResultRow | None = None
     with matrix.output_lock(plan.out):
@@ -139,15 +151,15 @@ def evaluate(plan: RunPlan, log: Log = lambda line: None, progress_every_s: floa
                 if not todo:
                     continue
                 matrix.discard_cut_off_records(out_dir, todo)
-                workers = f"{plan.workers} worker(s)"
-                log(f"running {len(todo)} episode(s) of {condition.model} with {workers} -> {out_dir}")
+                log(f"running {len(todo)} episode(s) of {condition.model} with {how} -> {out_dir}")
                 ran = run_episodes(
                     plan.suite,
                     todo,
                     condition.model,
                     plan.model_args,
                     out_dir,
-                    workers=plan.workers,
+                    workers=workers,
+                    max_in_flight=plan.max_in_flight,
                     protocol=condition.protocol,
                     env_factory=plan.env_factory,
                     isolation=isolation,

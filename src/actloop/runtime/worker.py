@@ -1,7 +1,9 @@
-"""Run an environment in a spawned child process and proxy the :class:`Environment` calls to it.
+"""Run environments in spawned child processes and proxy the :class:`Environment` calls to them.
 
-The child builds the environment from an import path string and serves one request at a time over a
-:class:`multiprocessing.Pipe`; arguments and results (protocol dataclasses) travel by pickle. An
+An :class:`EnvHost` is a child process that builds environments from import path strings and serves one
+request at a time over a :class:`multiprocessing.Pipe`; arguments and results (protocol dataclasses)
+travel by pickle. A :class:`HostedEnv` is one environment in a host (the pool's hosts hold many, see
+:mod:`actloop.runtime.pool`); an :class:`EnvWorker` is an environment with a host of its own. An
 exception inside the child comes back as :class:`EnvWorkerError` with the remote traceback text; a
 child that dies raises :class:`EnvWorkerDied` promptly instead of blocking the caller.
 
@@ -16,6 +18,7 @@ import signal
 import threading
 import time
 import traceback
+from collections.abc import Callable
 from multiprocessing.connection import Connection
 from types import TracebackType
 from typing import Any, Literal
@@ -25,7 +28,7 @@ from actloop.runtime.proxy import EnvProxy
 
 _POLL_INTERVAL_S = 0.05
 _JOIN_TIMEOUT_S = 5.0
-_METHODS = frozenset({"reset", "step", "frames_at", "provenance", "close"})
+_METHODS = frozenset({"open", "reset", "step", "frames_at", "provenance", "close"})
 
 _Reply = tuple[Literal["ok"], Any] | tuple[Literal["err"], str, str, str]
 
@@ -51,86 +54,83 @@ def _failure(exc: BaseException) -> _Reply:
     return ("err", type(exc).__qualname__, str(exc), "".join(traceback.format_exception(exc)))
 
 
-def _serve(conn: Connection, factory: str, kwargs: dict[str, Any]) -> None:
-    """Child process entry point: build the environment, then answer requests until ``close``."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when the worker stops
-    try:
-        env = resolve_factory(factory)(**kwargs)
-        conn.send(("ok", (env.action_space, env.instruction, env.budget)))
-    except BaseException as exc:
-        conn.send(_failure(exc))
-        return
+def _serve(conn: Connection) -> None:
+    """Host process entry point: answer ``(env_id, method, args)`` requests until the parent goes away.
+
+    ``open`` builds an environment from ``(factory, kwargs)`` under ``env_id``; ``close`` closes and drops
+    it; any other method is called on that environment. Requests are served one at a time on this one
+    thread, so every OpenGL context a renderer makes stays on the thread that made it.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when the host stops
+    envs: dict[int, Any] = {}
     while True:
         try:
-            method, args = conn.recv()
+            env_id, method, args = conn.recv()
         except EOFError:  # parent went away
-            env.close()
+            for env in envs.values():
+                env.close()
             return
         try:
-            reply: _Reply = ("ok", getattr(env, method)(*args))
-            conn.send(reply)
+            if method == "open":
+                factory, kwargs = args
+                env = envs[env_id] = resolve_factory(factory)(**kwargs)
+                result: Any = (env.action_space, env.instruction, env.budget)
+            elif method == "close":
+                env = envs.pop(env_id, None)
+                result = env.close() if env is not None else None
+            else:
+                result = getattr(envs[env_id], method)(*args)
+            reply: _Reply = ("ok", result)
         except Exception as exc:
-            conn.send(_failure(exc))
-        if method == "close":
-            return
+            reply = _failure(exc)
+        conn.send(reply)
 
 
-class EnvWorker(EnvProxy):
-    """An :class:`~actloop.core.environment.Environment` running in a spawned process.
+class EnvHost:
+    """A spawned process hosting any number of environments, called one request at a time.
 
-    ``factory`` is ``"package.module:Name"``; ``kwargs`` are passed to it in the child. ``timeout``
-    bounds every call (including construction) in seconds; ``None`` waits as long as the child lives.
+    ``timeout`` bounds every call once it is sent (a call waiting for the host's other environments is
+    not charged); a call that times out terminates the host. When the host dies or times out, every
+    environment it held becomes unusable and each later call says why.
     """
 
-    def __init__(self, factory: str, kwargs: dict[str, Any], *, timeout: float | None = None) -> None:
+    def __init__(self, *, timeout: float | None = None, name: str = "env-host") -> None:
         ctx = multiprocessing.get_context("spawn")
         self._conn, child_conn = ctx.Pipe(duplex=True)
-        self._process = ctx.Process(
-            target=_serve, args=(child_conn, factory, dict(kwargs)), name=f"env-worker:{factory}", daemon=True
-        )
+        self._process = ctx.Process(target=_serve, args=(child_conn,), name=name, daemon=True)
         self._timeout = timeout
         self._lock = threading.Lock()
-        self._closed_reason: str | None = None
+        self._next_id = 0
+        self.closed_reason: str | None = None
         self._process.start()
         child_conn.close()
-        try:
-            self._action_space, self._instruction, self._budget = self._receive("start")
-        except BaseException:
-            self._shutdown("failed to start", graceful=False)
-            raise
 
     @property
     def pid(self) -> int | None:
         return self._process.pid
 
-    def close(self) -> None:
-        """Close the environment in the child, then join (or terminate) the process. Idempotent."""
-        if self._closed_reason is not None:
-            return
-        try:
-            if self._process.is_alive():
-                self._call("close")
-        finally:
-            self._shutdown("closed", graceful=True)
+    @property
+    def usable(self) -> bool:
+        return self.closed_reason is None and self._process.is_alive()
 
-    def __enter__(self) -> EnvWorker:
-        return self
+    def open(self, factory: str, kwargs: dict[str, Any]) -> tuple[int, tuple[Any, str, int]]:
+        """Build ``factory(**kwargs)`` in the host: its id and ``(action_space, instruction, budget)``."""
+        with self._lock:
+            env_id = self._next_id
+            self._next_id += 1
+        return env_id, self.call(env_id, "open", factory, dict(kwargs))
 
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.close()
-
-    def _call(self, method: str, *args: Any) -> Any:
+    def call(self, env_id: int, method: str, *args: Any) -> Any:
+        """Run ``method(*args)`` on environment ``env_id`` and return its result."""
         if method not in _METHODS:
             raise ValueError(f"unknown environment method {method!r}")
         with self._lock:
-            if self._closed_reason is not None:
+            if self.closed_reason is not None:
                 raise EnvWorkerError(
-                    f"environment worker unusable ({self._closed_reason}); cannot call {method}()"
+                    f"environment worker unusable ({self.closed_reason}); cannot call {method}()"
                 )
             try:
-                self._conn.send((method, args))
+                self._conn.send((env_id, method, args))
             except (BrokenPipeError, ConnectionResetError, EOFError) as exc:
                 raise self._died(method) from exc
             return self._receive(method)
@@ -142,7 +142,7 @@ class EnvWorker(EnvProxy):
                 raise self._died(method)
             if deadline is not None and time.monotonic() > deadline:
                 message = f"environment worker gave no answer to {method}() in {self._timeout} s"
-                self._shutdown(message, graceful=False)
+                self.shutdown(message, graceful=False)
                 raise EnvWorkerTimeout(message)
         try:
             reply: _Reply = self._conn.recv()
@@ -156,13 +156,16 @@ class EnvWorker(EnvProxy):
     def _died(self, method: str) -> EnvWorkerDied:
         self._process.join(_JOIN_TIMEOUT_S)
         message = f"environment worker process died during {method}() (exit code {self._process.exitcode})"
-        self._shutdown(message, graceful=False)
+        self.shutdown(message, graceful=False)
         return EnvWorkerDied(message)
 
-    def _shutdown(self, reason: str, *, graceful: bool) -> None:
-        """Mark the worker unusable and make sure the child process is gone."""
-        self._closed_reason = reason
-        if graceful:
+    def shutdown(self, reason: str = "closed", *, graceful: bool = True) -> None:
+        """Mark the host unusable and make sure its process is gone (closing the pipe ends a healthy
+        host, which closes its environments). Idempotent."""
+        if self.closed_reason is None:
+            self.closed_reason = reason
+        if graceful and self._process.is_alive():
+            self._conn.close()
             self._process.join(_JOIN_TIMEOUT_S)
         if self._process.is_alive():
             self._process.terminate()
@@ -171,3 +174,73 @@ class EnvWorker(EnvProxy):
             self._process.kill()
             self._process.join()
         self._conn.close()
+
+
+class HostedEnv(EnvProxy):
+    """An :class:`~actloop.core.environment.Environment` living in an :class:`EnvHost`; ``on_close`` runs
+    once when it is closed (a pool counts its environments per host with it)."""
+
+    def __init__(
+        self,
+        host: EnvHost,
+        factory: str,
+        kwargs: dict[str, Any],
+        on_close: Callable[[], None] | None = None,
+    ) -> None:
+        self._host = host
+        self._closed = False
+        self._on_close = on_close
+        self._id, (self._action_space, self._instruction, self._budget) = host.open(factory, kwargs)
+
+    @property
+    def pid(self) -> int | None:
+        return self._host.pid
+
+    def _call(self, method: str, *args: Any) -> Any:
+        return self._host.call(self._id, method, *args)
+
+    def close(self) -> None:
+        """Close and drop the environment in its host (nothing to do when the host is gone). Idempotent."""
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            if self._host.usable:
+                self._call("close")
+        finally:
+            if self._on_close is not None:
+                self._on_close()
+
+    def __enter__(self) -> HostedEnv:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+
+class EnvWorker(HostedEnv):
+    """An environment in a spawned process of its own, which ends when the environment is closed.
+
+    ``factory`` is ``"package.module:Name"``; ``kwargs`` are passed to it in the child. ``timeout``
+    bounds every call (including construction) in seconds; ``None`` waits as long as the child lives.
+    """
+
+    def __init__(self, factory: str, kwargs: dict[str, Any], *, timeout: float | None = None) -> None:
+        host = EnvHost(timeout=timeout, name=f"env-worker:{factory}")
+        try:
+            super().__init__(host, factory, kwargs)
+        except BaseException:
+            host.shutdown("failed to start", graceful=False)
+            raise
+
+    def close(self) -> None:
+        """Close the environment in the child, then join (or terminate) the process. Idempotent."""
+        try:
+            super().close()
+        finally:
+            self._host.shutdown("closed")
+
+    def __enter__(self) -> EnvWorker:
+        return self

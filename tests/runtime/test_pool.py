@@ -1,0 +1,114 @@
+"""The environment pool: many environments per host process, least-loaded placement, dead hosts replaced."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+from pathlib import Path
+
+import pytest
+
+from actloop.errors import ConfigError
+from actloop.runtime import EnvPool, EnvWorkerDied, EnvWorkerError, EnvWorkerTimeout, HostedEnv, make_env
+from actloop.suites.vabench.protocol.decisions import MoveWorld, Translation
+
+FAKE_ENV_DIR = Path(__file__).resolve().parents[1] / "agent"
+FACTORY = "fake_env:FakeEnv"
+MOVE = MoveWorld(Translation("z", "-", 20.0))
+
+
+@pytest.fixture(autouse=True)
+def _fake_env_importable(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.syspath_prepend(str(FAKE_ENV_DIR))
+
+
+def test_environments_share_few_hosts_and_stay_independent() -> None:
+    with EnvPool(2) as pool:
+        envs = [pool.open(FACTORY, {"seed": seed}) for seed in range(5)]
+        assert len(set(pool.pids)) == 2
+        assert [env.pid for env in envs].count(pool.pids[0]) == 3  # least-loaded placement: 3 + 2
+        for env in envs:
+            env.reset()
+        envs[0].step(MOVE)
+        assert envs[0].step(MOVE).observation.step == 2
+        assert envs[3].step(MOVE).observation.step == 1  # same host as envs[0]: its steps are its own
+        for env in envs:
+            env.close()
+            env.close()  # idempotent
+
+
+def test_closing_gives_the_slot_back() -> None:
+    with EnvPool(2) as pool:
+        a = pool.open(FACTORY, {})
+        b = pool.open(FACTORY, {})
+        assert a.pid != b.pid
+        a.close()
+        c = pool.open(FACTORY, {})
+        assert c.pid == a.pid  # the emptier host
+        b.close()
+        c.close()
+
+
+def test_concurrent_opens_spread_over_hosts() -> None:
+    with EnvPool(2) as pool:
+        envs: list[HostedEnv] = []
+        threads = [threading.Thread(target=lambda: envs.append(pool.open(FACTORY, {}))) for _ in range(6)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert sorted([env.pid for env in envs].count(pid) for pid in pool.pids) == [3, 3]
+        for env in envs:
+            env.close()
+
+
+def test_a_dead_host_fails_its_environments_and_is_replaced() -> None:
+    with EnvPool(1) as pool:
+        env = pool.open(FACTORY, {})
+        env.reset()
+        dead_pid = env.pid
+        assert dead_pid is not None
+        os.kill(dead_pid, signal.SIGKILL)
+        with pytest.raises(EnvWorkerDied):
+            env.reset()
+        with pytest.raises(EnvWorkerError, match="unusable"):
+            env.step(MOVE)
+        env.close()  # nothing left to close: no error
+        fresh = pool.open(FACTORY, {})
+        assert fresh.pid != dead_pid and fresh.reset().observation.step == 0
+        fresh.close()
+
+
+def test_a_hung_call_times_out_and_the_host_is_replaced() -> None:
+    with EnvPool(1, timeout=1.5) as pool:
+        env = pool.open(FACTORY, {"hang_on_step": 30.0})
+        env.reset()
+        with pytest.raises(EnvWorkerTimeout):
+            env.step(MOVE)
+        env.close()
+        fresh = pool.open(FACTORY, {})
+        assert fresh.reset().observation.step == 0
+        fresh.close()
+
+
+def test_build_errors_surface_and_leave_the_host_usable() -> None:
+    with EnvPool(1) as pool:
+        with pytest.raises(EnvWorkerError, match="refused to build"):
+            make_env(FACTORY, {"fail_on_init": True}, "pool", pool=pool.name)
+        env = make_env(FACTORY, {}, "pool", pool=pool.name)
+        assert env.reset().observation.step == 0
+        env.close()
+
+
+def test_a_closed_or_unknown_pool_is_a_clear_error() -> None:
+    pool = EnvPool(1)
+    pool.close()
+    with pytest.raises(ConfigError, match="is closed"):
+        pool.open(FACTORY, {})
+    with pytest.raises(ConfigError, match="no open environment pool"):
+        make_env(FACTORY, {}, "pool", pool=pool.name)
+    with pytest.raises(ConfigError, match="needs the name"):
+        make_env(FACTORY, {}, "pool")
+    with pytest.raises(ConfigError, match="at least one"):
+        EnvPool(0)
