@@ -257,7 +257,13 @@ def test_requests_show_the_rubric_and_frames_and_never_the_checker_state(tmp_pat
         assert images[0] == episode_content(record).content[1].model_dump()["image"]
         (shown,) = user_texts(body)
         assert "Instruction: Pick up the red cube." in shown and "step: 1" in shown
-        assert "planner reason: motion executed" in shown and "Terminal outcome" in shown
+        action = '{"action":"gripper.move_world","axis":"z","sign":"-","distance_mm":20} -> dispatched: true'
+        assert (
+            f"Action {action}; valid: true; planner success: true; planner reason: motion executed" in shown
+        )
+        assert (
+            shown.count('"reason": "move closer"') == 1 and "Terminal outcome" in shown
+        )  # in the reply only
         assert '"gc":[0.1,0.2,0.9]' in shown  # the proprioception after the action
 
 

@@ -2,8 +2,9 @@
 
 The content follows :func:`~actloop.suites.vabench.diagnostics.evidence.episode_evidence` step by step:
 the observation text and frames the model was shown, its replies, rejected replies and tool results, then
-each action with its validity, planner outcome and the proprioception after it, and finally the terminal
-outcome. Only those fields of an action are shown (a whitelist), so no checker state can slip in.
+each action (the decision parsed from the reply) with its validity, planner outcome and the proprioception
+after it, and finally the terminal outcome. Only those fields of an action are shown (a whitelist), so no
+checker state can slip in.
 
 A request carries at most ``max_frames`` images (:data:`~.judge_options.MAX_FRAMES` by default): when the
 episode has more, they are subsampled evenly over the episode, first and last kept, and each omitted frame
@@ -123,8 +124,12 @@ def _turn(turn: dict[str, Any], step: int | None, record_dir: Path) -> list[str 
 
 
 def _action(action: dict[str, Any]) -> list[str | _Frame]:
+    """The action line; its decision without the ``reason``, which the reply just shown holds."""
+    decision = action.get("decision")
+    if isinstance(decision, dict):
+        decision = {key: value for key, value in decision.items() if key != "reason"}
     facts = "; ".join(f"{key.replace('_', ' ')}: {_compact(action.get(key))}" for key in ACTION_FIELDS)
-    lines: list[str | _Frame] = [f"Action {_compact(action.get('decision'))} -> {facts}"]
+    lines: list[str | _Frame] = [f"Action {_compact(decision)} -> {facts}"]
     if action.get("proprioception") is not None:
         lines.append(f"Proprioception after the action: {_compact(action['proprioception'])}")
     return lines
