@@ -25,7 +25,7 @@ from actloop.suites.vabench.diagnostics.judge_prompt import (
     system_prompt,
 )
 from actloop.suites.vabench.diagnostics.records import ITEMS, read_judgments, record_path
-from actloop.suites.vabench.diagnostics.rubric import CRITERIA, RUBRIC_VERSION
+from actloop.suites.vabench.diagnostics.rubric import CRITERIA, RUBRIC_VERSION, rubric_document
 from fake_providers import USAGE_IN, USAGE_OUT, FakeProviders, serve
 
 sys.path.insert(0, str(Path(__file__).parents[2] / "report"))
@@ -249,7 +249,9 @@ def test_requests_show_the_rubric_and_frames_and_never_the_checker_state(tmp_pat
         text = json.dumps(body)
         assert not [s for s in SECRETS if s in text]
         assert body["messages"][0] == {"role": "system", "content": system_prompt()}
-        assert RUBRIC_VERSION in body["messages"][0]["content"]
+        assert (
+            json.dumps(rubric_document(), indent=1) in body["messages"][0]["content"]
+        )  # as annotators see it
         images = [p["image_url"]["url"] for p in body["messages"][1]["content"] if p["type"] == "image_url"]
         record = run / "episodes" / (GRASP, PLACE)[index]
         frames = sorted((record / "frames").iterdir())

@@ -50,7 +50,6 @@ def system_prompt() -> str:
     """The judge's instructions: its task, the rubric document annotators see, and the answer format."""
     always = [c.code for c in CRITERIA if gate_item(c) is None]
     gated = {g: [c.code for c in CRITERIA if gate_item(c) == g] for g in GATE_ITEMS}
-    example = {item: {"value": 1, "justification": "One sentence naming the evidence."} for item in ITEMS}
     return (
         "You annotate one complete episode of a multimodal model controlling a simulated robot arm: you "
         "are shown the instruction, what the model saw (observation text and camera frames), its replies, "
@@ -65,10 +64,20 @@ def system_prompt() -> str:
         + ". Then judge each criterion: 1 when the trajectory holds its positive evidence, 0 when it does "
         "not. A criterion whose gate you answered 0 is not applicable: its value is null. "
         f"{', '.join(always)} apply to every episode and are never null.\n\n"
-        "Reply with exactly one JSON object and nothing else: these keys, in this order, each with "
-        '{"value": 0, 1 or null, "justification": one sentence citing the step(s) that decide it}:\n'
-        + json.dumps(example, indent=1)
+        "Reply with exactly one JSON object and nothing else: these keys, in this order, each with a "
+        '"value" as stated and a "justification" of one sentence citing the step(s) that decide it:\n'
+        + _template()
     )
+
+
+def _template() -> str:
+    """The answer's shape, one key a line, with the values each key allows."""
+    allowed = {g: "0 or 1" for g in GATE_ITEMS}
+    for c in CRITERIA:
+        gate = gate_item(c)
+        allowed[c.code] = "0 or 1" if gate is None else f"0 or 1, or null when {gate} is 0"
+    lines = [f'"{item}": {{"value": <{allowed[item]}>, "justification": "..."}}' for item in ITEMS]
+    return "{\n " + ",\n ".join(lines) + "\n}"
 
 
 def repair_prompt(problems: list[str], attempt: int, limit: int) -> str:
