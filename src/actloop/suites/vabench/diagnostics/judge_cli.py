@@ -23,38 +23,41 @@ def add_judge_parser(sub: Any) -> None:
     )
     p.add_argument("run_dir", type=Path, metavar="RUN_DIR", help="an output directory of actloop run")
     add_model_arguments(p, model_help="the judge, an Inspect model, e.g. openai/gpt-4o")
-    p.add_argument("--votes", type=positive_int, default=defaults.votes, help="votes per episode")
+    p.add_argument(
+        "--votes", type=positive_int, default=defaults.votes, help="votes per episode (default: %(default)s)"
+    )
     p.add_argument("--name", help="the judge's rater name (default: derived from --model)")
     p.add_argument("--episodes", metavar="GLOB", help="only episodes whose record name matches GLOB")
     p.add_argument(
         "--max-connections",
         type=positive_int,
         default=defaults.max_connections,
-        help="episodes judged at once",
+        help="episodes judged at once (default: %(default)s)",
     )
     p.add_argument(
         "--max-repairs",
         type=int,
         default=defaults.max_repairs,
-        help="repair turns for a malformed or inconsistent answer",
+        help="repair turns for a malformed or inconsistent answer (default: %(default)s)",
     )
     p.add_argument(
         "--max-retries",
         type=int,
         default=defaults.max_retries,
-        help="retries of a model call after a provider failure (rate limit, 5xx, timeout)",
+        help="retries of a model call after a provider failure such as a rate limit, 5xx or timeout "
+        "(default: %(default)s)",
     )
     p.add_argument(
         "--backoff",
         type=float,
         default=defaults.backoff_s,
-        help="seconds before the first retry, doubled for each further one",
+        help="seconds before the first retry, doubled for each further one (default: %(default)s)",
     )
     p.add_argument(
         "--max-frames",
         type=positive_int,
         default=defaults.max_frames,
-        help="images per request; more frames are subsampled evenly",
+        help="images per request; more frames are subsampled evenly (default: %(default)s)",
     )
     p.set_defaults(handler=command)
 
