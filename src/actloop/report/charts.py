@@ -1,14 +1,18 @@
-"""Inline SVG plots: macro-average bars with ±SD error bars, and a per-task success heatmap."""
+"""Inline SVG plots: macro-average bars with ±SD error bars, a per-task success heatmap, and grouped bars of
+the trajectory-diagnostics criteria."""
 
 from __future__ import annotations
 
 from html import escape
 
 from actloop.report.analysis import SUBSETS, Analysis
-from actloop.report.tables import SUBSET_NAMES, mean_sd
+from actloop.report.tables import SUBSET_NAMES, Table, mean_sd
 
 BAR_COLORS = {"single": "#4c78a8", "dual": "#f58518", "all": "#54a24b"}
 FONT = 'font-family="system-ui, sans-serif"'
+SERIES_COLORS = ("#4c78a8", "#f58518", "#54a24b", "#e45756", "#72b7b2", "#b279a2", "#eeca3b", "#9d755d")
+DIAGNOSTICS_TABLE = "table11_diagnostics"
+"""The key of the table whose records :func:`criteria_chart` draws (and after which the page places it)."""
 
 
 def macro_bar_chart(a: Analysis) -> str:
@@ -106,6 +110,77 @@ def task_heatmap(a: Analysis) -> str:
                 f'<text x="{x + cell_w / 2 - 1}" y="{y + cell_h / 2 + 3}" text-anchor="middle" fill="{ink}">'
                 f"{label}</text>"
             )
+    parts.append("</svg>")
+    return "\n".join(parts)
+
+
+def criteria_chart(table: Table) -> str:
+    """Grouped bars: per criterion, one bar per condition on a 0–100 % axis, criteria grouped by module;
+    a criterion with no applicable episode is labelled NA.
+
+    Draws ``table.records`` rows holding ``condition``, ``module``, ``criterion``, ``rate_pct`` (blank: NA),
+    ``positive`` and ``applicable``, in their order.
+    """
+    conditions = list(dict.fromkeys(r["condition"] for r in table.records))
+    criteria = list(dict.fromkeys((r["module"], r["criterion"]) for r in table.records))
+    cells = {(r["condition"], r["criterion"]): r for r in table.records}
+    bar = max(6, min(20, 140 // max(1, len(conditions))))
+    gap, module_gap, left, top, plot_h = 14, 18, 60, 30 + 16 * len(conditions), 220
+    group_w = bar * len(conditions) + gap
+    starts, x = [], float(left)
+    for g, (module, _) in enumerate(criteria):
+        x += module_gap if g and module != criteria[g - 1][0] else 0
+        starts.append(x)
+        x += group_w
+    width, height = x + 20, top + plot_h + 48
+
+    def y(value: float) -> float:
+        """A percentage as a pixel row."""
+        return top + plot_h * (1 - value / 100)
+
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="chart diagnostics" role="img" '
+        f'viewBox="0 0 {width} {height}" width="{width}" height="{height}" {FONT} font-size="11">',
+        "<title>Trajectory diagnostics per criterion and condition (% of applicable episodes)</title>",
+    ]
+    for tick in range(0, 101, 20):
+        ty = y(tick)
+        parts.append(f'<line x1="{left}" y1="{ty:.1f}" x2="{width - 10}" y2="{ty:.1f}" stroke="#ddd"/>')
+        parts.append(f'<text x="{left - 6}" y="{ty + 4:.1f}" text-anchor="end">{tick}</text>')
+    ax, ay = left - 38, top + plot_h / 2
+    parts.append(f'<text x="{ax}" y="{ay}" transform="rotate(-90 {ax} {ay})" text-anchor="middle">%</text>')
+    for i, cond in enumerate(conditions):
+        color = SERIES_COLORS[i % len(SERIES_COLORS)]
+        parts.append(f'<rect x="{left}" y="{8 + 16 * i}" width="12" height="12" fill="{color}"/>')
+        parts.append(f'<text x="{left + 16}" y="{18 + 16 * i}">{escape(_short(cond, 80))}</text>')
+    for (_, code), start in zip(criteria, starts, strict=True):
+        for i, cond in enumerate(conditions):
+            record = cells.get((cond, code))
+            bx = start + gap / 2 + i * bar
+            if record is None or record["rate_pct"] == "":
+                parts.append(
+                    f'<text class="na" x="{bx + bar / 2}" y="{y(0) - 3}" text-anchor="middle" fill="#888" '
+                    f'font-size="8">NA<title>{escape(f"{cond} · {code}: NA (no applicable episode)")}</title>'
+                    "</text>"
+                )
+                continue
+            rate = float(record["rate_pct"])
+            tip = escape(f"{cond} · {code}: {rate:.1f} % ({record['positive']}/{record['applicable']})")
+            parts.append(
+                f'<rect class="bar" x="{bx + 0.5}" y="{y(rate):.1f}" width="{bar - 1}" '
+                f'height="{plot_h * rate / 100:.1f}" fill="{SERIES_COLORS[i % len(SERIES_COLORS)]}">'
+                f"<title>{tip}</title></rect>"
+            )
+        parts.append(
+            f'<text x="{start + group_w / 2}" y="{y(0) + 15}" text-anchor="middle">{escape(code)}</text>'
+        )
+    for module in dict.fromkeys(m for m, _ in criteria):
+        spans = [start for (m, _), start in zip(criteria, starts, strict=True) if m == module]
+        mid = (spans[0] + spans[-1] + group_w) / 2
+        parts.append(
+            f'<text x="{mid}" y="{y(0) + 33}" text-anchor="middle" font-weight="600">{escape(module)}</text>'
+        )
+    parts.append(f'<line x1="{left}" y1="{y(0)}" x2="{width - 10}" y2="{y(0)}" stroke="#444"/>')
     parts.append("</svg>")
     return "\n".join(parts)
 

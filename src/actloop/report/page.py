@@ -10,11 +10,11 @@ from pathlib import Path
 from urllib.parse import quote
 
 from actloop.report.analysis import Analysis
-from actloop.report.charts import macro_bar_chart, task_heatmap
+from actloop.report.charts import DIAGNOSTICS_TABLE, criteria_chart, macro_bar_chart, task_heatmap
 from actloop.report.records import EpisodeKey, Records
 from actloop.report.tables import Table
 
-NUMERIC = re.compile(r"^([-+−]?\d|–$|n/a)")
+NUMERIC = re.compile(r"^([-+−]?\d|–$|n/a|NA$)")
 CSS = """
 body { font: 14px/1.45 system-ui, sans-serif; margin: 24px auto; max-width: 1400px; padding: 0 16px;
        color: #1b1f24; }
@@ -54,6 +54,13 @@ def render_page(
                 "<h2>Per-task success heatmap</h2>",
                 '<div class="scroll">',
                 task_heatmap(analysis),
+                "</div>",
+            ]
+        elif table.key == DIAGNOSTICS_TABLE and table.records:
+            body += [
+                "<h2>Trajectory diagnostics by criterion</h2>",
+                '<div class="scroll">',
+                criteria_chart(table),
                 "</div>",
             ]
     body.append(_episode_index(analysis, out_dir, viewers))

@@ -1,6 +1,6 @@
 """vabench's own report tables: active vs passive (table 4 and per family), held-out transfer (tables 5
-and 15), the long-horizon basket track (table 5's last columns), and the hardened verdict against the
-paper's literal one."""
+and 15), the long-horizon basket track (table 5's last columns), the hardened verdict against the
+paper's literal one, and the trajectory diagnostics when a run holds annotation or judge records."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from actloop.report.tables import (
     pct,
     percent_or_blank,
 )
+from actloop.suites.vabench.diagnostics.tables import diagnostics_tables
 
 
 def report_tables(a: Analysis) -> list[Table]:
@@ -28,6 +29,7 @@ def report_tables(a: Analysis) -> list[Table]:
     if a.other_tracks.get("long_horizon"):
         tables.append(long_horizon_table(a))
     tables.append(verdict_table(a))
+    tables += diagnostics_tables(a)
     return tables
 
 

@@ -29,7 +29,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from statsmodels.stats.inter_rater import cohens_kappa, fleiss_kappa
 
 from actloop.suites.vabench.diagnostics.aggregate import CRITERION_GATES, EpisodeLabels, decide
 from actloop.suites.vabench.diagnostics.records import GATE_ITEMS
@@ -92,6 +91,8 @@ def fleiss(counts: Sequence[Sequence[int]]) -> Coefficient:
         return Coefficient(None, undefined)
     if len(set(table.sum(axis=1))) != 1:
         raise ValueError("Fleiss' kappa needs the same number of ratings on every item")
+    from statsmodels.stats.inter_rater import fleiss_kappa  # 2 s to import: only when there is data
+
     return Coefficient(float(fleiss_kappa(table, method="fleiss")))
 
 
@@ -163,11 +164,12 @@ def cohen(first: Sequence[int], second: Sequence[int]) -> Concordance:
     cells = [[pairs.count((1, 1)), pairs.count((1, 0))], [pairs.count((0, 1)), pairs.count((0, 0))]]
     table = np.asarray(cells, dtype=float)
     undefined = _undefined_cohen(table)
-    kappa = (
-        Coefficient(None, undefined)
-        if undefined
-        else Coefficient(float(cohens_kappa(table, return_results=False)))
-    )
+    if undefined:
+        kappa = Coefficient(None, undefined)
+    else:
+        from statsmodels.stats.inter_rater import cohens_kappa  # 2 s to import: only when there is data
+
+        kappa = Coefficient(float(cohens_kappa(table, return_results=False)))
     return Concordance(cells[0][0], cells[0][1], cells[1][0], cells[1][1], kappa)
 
 
