@@ -261,6 +261,7 @@ def render_page(
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         f'<meta http-equiv="Content-Security-Policy" content="{content_policy(nonce, served)}">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        '<link rel="icon" href="data:,">\n'
         f"<title>{escape(title)} · actloop</title>\n<style>{CSS}{css}</style>\n</head>\n<body>{body}"
         f"{blocks}"
         f'<script nonce="{nonce}">\n(function () {{\n  "use strict";\n{RENDER_SCRIPT}{script}}})();\n'
