@@ -229,3 +229,24 @@ def test_no_diagnostics_no_tables(tmp_path: Path) -> None:
     assert main(["report", str(run), "--out", str(tmp_path / "r"), "--no-viewers"]) == 0
     assert "Trajectory diagnostics" not in (tmp_path / "r" / "report.md").read_text()
     assert not (tmp_path / "r" / "table11_diagnostics.csv").exists()
+
+
+def test_problems_become_report_notes_and_na_is_drawn(tmp_path: Path) -> None:
+    run = write_dir(tmp_path / "run", [row(CUBE, 1, 1, "success")])
+    name = record_name("E1")
+    for rater in ("ann1", "ann2"):
+        append_judgment(run, Judgment(rater, "human", name, "gate:recovery", 0))
+        append_judgment(run, Judgment(rater, "human", name, "TL", 1))
+    append_judgment(run, Judgment("ann1", "human", "no_such_episode", "TL", 1))
+    append_judgment(run, Judgment("ann2", "human", name, "SR", 1, rubric_digest="0" * 16))
+    assert main(["report", str(run), "--out", str(tmp_path / "r"), "--no-viewers"]) == 0
+    text = (tmp_path / "r" / "report.md").read_text()
+    assert "judgments of 1 episode(s) the report does not hold, left out: no_such_episode" in text
+    assert "left out 1 judgment(s) made under another rubric" in text
+    (pooled,) = markdown_section(text, "Trajectory diagnostics (%), base tasks pooled")
+    # neither rater answered the ambiguity gate or SR, MS, MP, FG: 2 x 5 missing judgments; AE (gate
+    # undecided) and those four are unlabeled, ED/OC/PF are NA (gate 0); all print NA
+    assert pooled[3:] == ["100.0 (1/1)", "NA", "NA", "NA", "NA", "NA", "NA", "NA", "NA", "10"]
+    html = (tmp_path / "r" / "report.html").read_text()
+    chart = html[html.index('class="chart diagnostics"') :].split("</svg>")[0]
+    assert chart.count('<rect class="bar"') == 1 and chart.count('<text class="na"') == 8

@@ -194,3 +194,12 @@ def test_human_judge_concordance_on_items_both_label() -> None:
     # pooled: e1 6 criteria both 1; e2 TL both 1, 8 others human-only -> 7 agree of 15
     assert (rows[ALL].n, rows[ALL].both_positive, rows[ALL].first_only) == (15, 7, 8)
     assert rows[ALL].observed == pytest.approx(7 / 15)
+
+
+def test_items_of_a_smaller_panel_count_as_incomplete() -> None:
+    three = episode_labels(Judgments(answers("human", {"e1": everything((1, 1, 0))})))
+    two = episode_labels(Judgments(answers("human", {"e2": everything((1, 1))})))
+    rows = rater_agreement({**three, **two}, ["e1", "e2"])
+    # e2's two-rater items cannot join e1's three-rater items in one Fleiss table
+    assert (rows["TL"].n, rows["TL"].incomplete, rows["TL"].raters) == (1, 1, 3)
+    assert rows[ALL].n == 9 and rows[ALL].incomplete == 9

@@ -133,10 +133,10 @@ def binary_agreement(positives: Sequence[int], raters: int, incomplete: int = 0)
 
 def rater_agreement(labels: Mapping[str, EpisodeLabels], episodes: Iterable[str]) -> dict[str, Agreement]:
     """Table 28's rows over ``episodes``: each criterion, then :data:`POOLS`. Items are those that apply
-    (gates by majority) and that every rater answered."""
-    items: dict[str, list[int]] = {code: [] for code in CRITERION_GATES}
+    (gates by majority) and that every rater answered; where run directories had panels of different
+    sizes, an item judged by fewer raters than the largest panel counts as incomplete too."""
+    answered: dict[str, list[tuple[int, int]]] = {code: [] for code in CRITERION_GATES}
     incomplete = dict.fromkeys(CRITERION_GATES, 0)
-    raters = 0
     for name in episodes:
         found = labels.get(name)
         if found is None:
@@ -146,9 +146,13 @@ def rater_agreement(labels: Mapping[str, EpisodeLabels], episodes: Iterable[str]
                 continue
             if found.missing[code]:
                 incomplete[code] += 1
-                continue
-            raters = max(raters, found.raters[code])
-            items[code].append(found.positives[code])
+            else:
+                answered[code].append((found.raters[code], found.positives[code]))
+    raters = max((r for pairs in answered.values() for r, _ in pairs), default=0)
+    items: dict[str, list[int]] = {}
+    for code, pairs in answered.items():
+        items[code] = [p for r, p in pairs if r == raters]
+        incomplete[code] += len(pairs) - len(items[code])
     rows = {code: binary_agreement(items[code], raters, incomplete[code]) for code in CRITERION_GATES}
     for pool, codes in POOLS.items():
         pooled = [p for code in codes for p in items[code]]
