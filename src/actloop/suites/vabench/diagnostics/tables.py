@@ -34,13 +34,13 @@ from actloop.suites.vabench.diagnostics.agreement import (
     rater_agreement,
     source_concordance,
 )
-from actloop.suites.vabench.diagnostics.records import GATE_ITEMS, RaterKind
+from actloop.suites.vabench.diagnostics.records import GATE_ITEMS, RATER_KINDS, RaterKind
 from actloop.suites.vabench.diagnostics.report_labels import ReportLabels, episode_key, report_labels
 from actloop.suites.vabench.diagnostics.rubric import MODULE_NAMES, Module, criterion, module_criteria
 
 NA = "NA"
 ARM_SUBSETS: tuple[Subset, ...] = ("single", "dual")
-KIND_NAMES: dict[RaterKind, str] = {"human": "human annotators", "judge": "LLM judge"}
+KIND_NAMES: dict[RaterKind, str] = {"human": "human annotators", "judge": "LLM judges"}
 
 
 def diagnostics_tables(a: Analysis) -> list[Table]:
@@ -81,6 +81,11 @@ class _View:
         wanted = set(tasks)
         return [episode_key(e) for e in self.a.episodes if e.condition == cond and e.task in wanted]
 
+    def every_key(self, tasks: Iterable[str]) -> list[str]:
+        """The keys of every condition's episodes of ``tasks``."""
+        wanted = set(tasks)
+        return [episode_key(e) for e in self.a.episodes if e.task in wanted]
+
     def labels(self, cond: Condition, rule: Rule = "majority") -> dict[str, EpisodeLabels]:
         return self.found.of(self.kinds[cond], rule)
 
@@ -92,14 +97,14 @@ class _View:
         return f"{kind} ({len(self.found.raters[kind])})"
 
     def label_notes(self) -> list[str]:
-        kinds = sorted(set(self.kinds.values()), key=("human", "judge").index)
+        kinds = [kind for kind in RATER_KINDS if kind in self.kinds.values()]
+        sources = "; ".join(f"{k}: {KIND_NAMES[k]} {', '.join(self.found.raters[k])}" for k in kinds)
         notes = [
-            f"Labels: {kind} = majority over {KIND_NAMES[kind]} ({', '.join(self.found.raters[kind])}); "
-            "a condition is scored by human labels when any of its episodes has them."
-            for kind in kinds
+            f"Labels (raters): {sources}. Each label is the majority of the raters' judgments; a condition "
+            "is scored by human labels when any of its episodes has them, else by the judges'."
         ]
-        if "judge" in kinds:
-            judged = [c.label for c, k in self.kinds.items() if k == "judge"]
+        judged = [c.label for c, k in self.kinds.items() if k == "judge"]
+        if judged:
             notes.append(f"Judge labels, not human annotation: {', '.join(judged)}.")
         unlabeled = [c.label for c in self.a.conditions if c not in self.kinds]
         if unlabeled:
@@ -261,11 +266,11 @@ class _View:
 
     def agreement_table(self, kind: RaterKind) -> Table:
         """Table 28: agreement among the raters of ``kind`` over applicable items every rater answered."""
-        keys = [k for c in self.a.conditions for k in self.keys(c, self.a.base_tasks)]
+        keys = self.every_key(self.a.base_tasks)
         labels = self.found.of(kind)
         scope = "base-task episodes"
         if not any(k in labels for k in keys):
-            keys = [k for c in self.a.conditions for k in self.keys(c, self.all_tasks)]
+            keys = self.every_key(self.all_tasks)
             scope = "all annotated episodes (no base-task episode is annotated)"
         rows = rater_agreement(labels, keys)
         raters = self.found.raters[kind]
@@ -311,7 +316,7 @@ class _View:
 
     def concordance_table(self) -> Table:
         """Human majority against judge labels per gate and criterion: 2x2 counts and Cohen's kappa."""
-        keys = [k for c in self.a.conditions for k in self.keys(c, self.all_tasks)]
+        keys = self.every_key(self.all_tasks)
         rows = source_concordance(self.found.of("human"), self.found.of("judge"), keys)
         table = Table(
             "human_judge_agreement",
