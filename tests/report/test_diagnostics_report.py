@@ -19,9 +19,11 @@ from __future__ import annotations
 import csv
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 from report_records import row, write_dir
+from test_viewer import browser  # noqa: F401  (the Chromium fixture the viewer tests launch)
 
 from actloop.cli import main
 from actloop.suites.vabench.diagnostics.records import Judgment, append_judgment
@@ -192,6 +194,21 @@ def judge_labels(directory: Path) -> None:
             )
     for vote, value in enumerate((1, 0, 1)):
         judge("E1", "TL", value, vote=vote)
+
+
+def test_chart_renders_in_chromium(report: Path, browser: Any) -> None:  # noqa: F811
+    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    errors: list[str] = []
+    page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+    page.goto((report / "report.html").resolve().as_uri())
+    bars = page.locator("svg.diagnostics rect.bar")
+    assert bars.count() == 9
+    heights = [bars.nth(i).bounding_box()["height"] for i in range(9)]
+    # TL 100 %, AE 50 %, ..., OC 0 %: drawn heights follow the rates on the 220-pixel axis
+    rates = [100, 50, 100, 100, 100 / 3, 200 / 9, 75, 0, 50]
+    assert heights == pytest.approx([2.2 * r for r in rates], abs=0.6)
+    assert page.locator("svg.diagnostics").bounding_box()["width"] > 400 and errors == []
+    page.close()
 
 
 def test_human_judge_agreement_and_judge_only_runs(tmp_path: Path) -> None:
