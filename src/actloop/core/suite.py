@@ -148,6 +148,11 @@ class Suite(ABC):
         """The suite's own report tables, after the shared ones (success, task matrix, progress)."""
         return []
 
+    def viewer_panels(self, run_dir: Path) -> dict[str, list[dict[str, Any]]]:
+        """Extra panels for the viewers of a run's episodes, by record directory name (for example their
+        annotation labels); see :data:`actloop.viewer.page.Panel`. None by default."""
+        return {}
+
     def add_commands(self, commands: Any) -> None:  # noqa: B027  (optional hook)
         """Add the suite's own commands to the command line (``commands`` is argparse's sub-parsers);
         each sets ``handler`` to a function of the parsed arguments returning the exit code."""

@@ -6,6 +6,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
+from actloop.core.suite import suites
 from actloop.errors import ConfigError, RecordError
 from actloop.records.recorder import EVENTS_FILE
 from actloop.report.analysis import Analysis, analyse
@@ -15,6 +16,7 @@ from actloop.report.tables import Table, all_tables
 from actloop.report.tasks import TaskLookup, registry_lookup, resolve_tasks
 from actloop.report.text import markdown_table, write_csv
 from actloop.viewer import write_viewer
+from actloop.viewer.page import Panel
 
 REPORT_DIR = "report"
 MARKDOWN_FILE = "report.md"
@@ -82,11 +84,17 @@ def build_report(
 def write_viewers(records: Records, analysis: Analysis) -> dict[EpisodeKey, Path]:
     """Write a viewer into every episode record that exists; a record that cannot be read gets a note."""
     written = {}
+    panels: dict[tuple[str, Path], dict[str, list[Panel]]] = {}  # a suite's extra panels, per source
     for episode in records.episodes:
         if episode.record_dir is None or not (episode.record_dir / EVENTS_FILE).is_file():
             continue
+        source = (episode.suite, episode.source)
+        if source not in panels:
+            suite = suites().get(episode.suite)
+            panels[source] = suite.viewer_panels(episode.source) if suite else {}
         try:
-            written[episode.key] = write_viewer(episode.record_dir)
+            extra = panels[source].get(episode.record_dir.name)
+            written[episode.key] = write_viewer(episode.record_dir, extra)
         except (OSError, ValueError) as err:
             analysis.notes.append(f"no viewer for {episode.record_dir}: {err}")
     return written

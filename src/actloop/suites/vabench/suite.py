@@ -123,6 +123,11 @@ class VABench(Suite):
 
         return report_tables(analysis)
 
+    def viewer_panels(self, run_dir: Path) -> dict[str, list[dict[str, Any]]]:
+        from actloop.suites.vabench.diagnostics.viewer_labels import label_panels
+
+        return label_panels(run_dir)
+
     def builtin_models(self) -> dict[str, BuiltinModel]:
         def baseline(messages: list) -> str:  # imported on first use: the policy loads scipy
             from actloop.suites.vabench.baseline import decide
