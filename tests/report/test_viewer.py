@@ -125,3 +125,33 @@ def test_viewer_in_chromium_steps_with_keys_and_shows_untrusted_text_as_text(
     assert "lifted_gt_50mm" in (page.text_content("#checker") or "")
     assert problems == []
     page.close()
+
+
+def test_extra_panels_show_tables_notes_and_step_links_as_text(browser: Any, tmp_path: Path) -> None:
+    record = write_record(tmp_path / "ep", row("grasp_single_cube", 1, 1, "fail"), steps=4)
+    panels = [
+        {
+            "title": "Labels",
+            "note": "majority of 2",
+            "columns": ["item", "label", "steps"],
+            "rows": [
+                ["TL", {"text": "yes (2 of 2)", "tone": "yes"}, {"steps": [2, 3]}],
+                [UNTRUSTED, None, 7],
+            ],
+            "notes": [f"alice · TL: {UNTRUSTED}"],
+        }
+    ]
+    page = browser.new_page()
+    page.goto(write_viewer(record, panels).as_uri())
+    assert page.text_content("#panels h2") == "Labels"
+    cells = page.eval_on_selector_all("#panels td", "cells => cells.map(c => c.textContent)")
+    assert cells == ["TL", "yes (2 of 2)", "23", UNTRUSTED, "–", "7"]
+    assert page.get_attribute("#panels td.yes", "class") == "yes"
+    assert UNTRUSTED in (page.text_content("#panels pre") or "")
+    assert (
+        page.evaluate("window.__pwned") is None and page.locator("#panels script, #panels img").count() == 0
+    )
+    page.click("#panels button.step-link >> text=3")
+    assert page.text_content("#step-number") == "3"
+    page.close()
+    assert 'id="panel-data"' not in write_viewer(record).read_text()  # no panels: no block
