@@ -133,6 +133,12 @@ def test_only_the_evidence_frames_are_served(server: AnnotationServer, run: Path
         assert request(server, "GET", path)[0] == 404, path
 
 
+def test_a_record_gone_unreadable_is_a_json_error(server: AnnotationServer, run: Path) -> None:
+    (run / "episodes" / EPISODES[2] / "events.jsonl").unlink()
+    status, _, content = request(server, "GET", f"/api/episodes/{EPISODES[2]}")
+    assert status == 500 and "events.jsonl" in json.loads(content)["error"]
+
+
 def test_a_foreign_host_or_origin_is_refused(server: AnnotationServer, run: Path) -> None:
     answer = {"episode": EPISODES[0], "item": "TL", "value": 1}
     assert request(server, "GET", "/api/episodes", Host=f"attacker.example:{server.port}")[0] == 403

@@ -176,7 +176,12 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         if not self._host_ok():
             return
-        path = unquote(urlsplit(self.path).path)
+        try:
+            self._get(unquote(urlsplit(self.path).path))
+        except (RecordError, OSError) as err:
+            self._json(HTTPStatus.INTERNAL_SERVER_ERROR, {"error": str(err)})
+
+    def _get(self, path: str) -> None:
         if path == "/":
             nonce = secrets.token_urlsafe(18)
             page = render_annotate_page(self.app.book.annotator, nonce)

@@ -35,6 +35,7 @@ body { height: 100vh; display: flex; flex-direction: column; overflow: hidden; }
 main.annotate { grid-template-columns: minmax(300px, 1.05fr) minmax(280px, 0.85fr) minmax(380px, 1.1fr);
                 grid-template-rows: minmax(0, 1fr); flex: 1 1 auto; min-height: 0; }
 main.annotate > div { overflow-y: auto; min-height: 0; }
+#rubric h2 { margin-top: 14px; } #rubric h2:first-child { margin-top: 0; }
 .module { font-size: 12px; text-transform: uppercase; letter-spacing: .04em; color: #57606a;
           margin: 10px 0 4px; }
 .question { border: 2px solid #d0d7de; border-radius: 6px; padding: 6px 8px; margin-bottom: 6px;
@@ -304,7 +305,6 @@ SCRIPT = r"""
     node.dataset.item = q.item;
     const head = el("div", "head");
     head.append(el("span", "code", q.code), el("span", "name", q.name));
-    if (q.why === "majority") head.append(el("span", "tag", "activated by the majority of annotators"));
     const answer = el("span", "answer");
     for (const [label, value] of [["yes (y)", 1], ["no (n)", 0]]) {
       const button = el("button", value ? "yes" : "no", label);
@@ -316,7 +316,11 @@ SCRIPT = r"""
       answer.append(button);
     }
     head.append(answer);
-    node.append(head, el("div", "text", q.text));
+    node.append(head);
+    if (q.why === "majority") {
+      node.append(el("span", "tag", "activated by the majority of annotators"));
+    }
+    node.append(el("div", "text", q.text));
     if (q.criterion) {
       const details = el("details");
       details.append(el("summary", null, "evidence rules"));
@@ -421,6 +425,7 @@ SCRIPT = r"""
   function saveNote(item) {
     const value = answerOf(item);
     if (value === 0 || value === 1) post(item, value, noteOf(item) || null);
+    else setStatus("", "the justification of " + item + " is saved with its answer");
   }
 
   // --- keyboard ---
