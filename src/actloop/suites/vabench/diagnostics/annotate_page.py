@@ -129,7 +129,7 @@ SCRIPT = r"""
     "gate:ambiguity": ["ambiguity gate", "decides AE"],
     "gate:recovery": ["recovery gate", "decides ED, OC and PF"],
   };
-  let rubric = null, list = null, current = null, stepIndex = 0;
+  let rubric = null, list = null, current = null, stepIndex = 0, loading = false;
   let questions = [], focusIndex = 0;
   const pending = {}, failed = {}, drafts = {};
   let queue = Promise.resolve();
@@ -176,6 +176,7 @@ SCRIPT = r"""
   }
 
   async function openEpisode(name, step) {
+    loading = true;
     try {
       const loaded = await getJson("/api/episodes/" + encodeURIComponent(name));
       current = loaded;
@@ -184,6 +185,7 @@ SCRIPT = r"""
     } catch (err) {
       setStatus("failed", "could not load episode " + name + ": " + err.message);
     }
+    loading = false;
   }
   function moveEpisode(delta) {
     const i = episodeIndex() + delta;
@@ -434,7 +436,7 @@ SCRIPT = r"""
     help.hidden = show === undefined ? !help.hidden : !show;
   }
   document.addEventListener("keydown", (event) => {
-    if (event.altKey || event.ctrlKey || event.metaKey || !current) return;
+    if (event.altKey || event.ctrlKey || event.metaKey || !current || loading) return;
     const tag = event.target.tagName;
     if (tag === "INPUT" && event.target.type === "text" || tag === "TEXTAREA") return;
     if (tag === "SELECT" && !["?", "Escape"].includes(event.key)) return;
