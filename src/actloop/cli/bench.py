@@ -1,4 +1,4 @@
-"""``actloop bench``: a suite's timing benchmarks as JSON."""
+"""``actloop bench``: a suite's benchmarks as JSON."""
 
 from __future__ import annotations
 
@@ -7,17 +7,35 @@ import json
 from typing import Any
 
 from actloop.cli.common import add_suite_argument
-from actloop.core.suite import get_suite
+from actloop.core.suite import BenchOptions, get_suite
 
 
 def add_parser(sub: Any) -> None:
-    p = sub.add_parser("bench", help="print timing benchmarks as JSON")
+    defaults = BenchOptions()
+    p = sub.add_parser("bench", help="print benchmarks as JSON (each figure beside its raw limit)")
     add_suite_argument(p)
-    p.add_argument("--repeats", type=int, default=10)
-    p.add_argument("--episodes", type=int, default=4, help="baseline episodes for the throughput figure")
+    p.add_argument("--repeats", type=int, default=defaults.repeats, help="timed repeats per operation")
+    p.add_argument(
+        "--in-flight",
+        type=int,
+        default=defaults.in_flight,
+        metavar="N",
+        help="scripted episodes at once against a loopback model server (0: skip)",
+    )
+    p.add_argument(
+        "--latency", type=float, default=defaults.latency_s, help="the loopback server's reply latency (s)"
+    )
+    p.add_argument(
+        "--suite-seeds",
+        type=int,
+        default=defaults.suite_seeds,
+        metavar="N",
+        help="baseline over every base task with N seeds each, before and after the pool (0: skip)",
+    )
     p.set_defaults(handler=command)
 
 
 def command(args: argparse.Namespace) -> int:
-    print(json.dumps(get_suite(args.suite).bench(args.repeats, args.episodes), indent=2))
+    options = BenchOptions(args.repeats, args.in_flight, args.latency, args.suite_seeds)
+    print(json.dumps(get_suite(args.suite).bench(options), indent=2))
     return 0

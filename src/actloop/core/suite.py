@@ -35,6 +35,18 @@ BuiltinModel = Callable[["list[ChatMessage]"], str]
 
 
 @dataclass(frozen=True)
+class BenchOptions:
+    """What ``actloop bench`` measures: ``repeats`` per timed operation; for suites that run episodes,
+    ``in_flight`` scripted episodes at once against a model answering after ``latency_s`` (0: skip) and
+    the baseline over every base task with ``suite_seeds`` seeds each (0: skip)."""
+
+    repeats: int = 10
+    in_flight: int = 100
+    latency_s: float = 2.0
+    suite_seeds: int = 2
+
+
+@dataclass(frozen=True)
 class TaskInfo:
     """What a suite says about one task."""
 
@@ -140,7 +152,7 @@ class Suite(ABC):
         """Re-execute an episode record and compare every step with what was recorded."""
         raise ConfigError(f"{self.name} cannot re-execute records")
 
-    def bench(self, repeats: int, episodes: int) -> dict[str, Any]:
+    def bench(self, options: BenchOptions) -> dict[str, Any]:
         """Timing benchmarks of the suite's environment and harness."""
         raise ConfigError(f"{self.name} has no benchmarks")
 

@@ -124,6 +124,7 @@ def run_episodes(
             max_samples=max_in_flight,
             log_dir=str(out_dir / LOGS_DIR),
             log_images=False,
+            log_realtime=False,  # episodes are recorded as they run (records/); no live sample buffer
             display=display,
             fail_on_error=False,
             score_display=False,

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import os
 import struct
+import threading
 import zlib
+from typing import Any
 
 import mujoco
 import numpy as np
+from mujoco import gl_context
 
 from actloop.errors import ConfigError
 from actloop.sim.camera import CameraPose
@@ -17,6 +20,8 @@ DEFAULT_WIDTH = 640
 DEFAULT_HEIGHT = 480
 
 
+MAX_GEOMS = 10000
+"""Geometry slots of a render scene (MuJoCo's own renderer's default)."""
 DEFAULT_MSAA_SAMPLES = 0
 """Multisampling is off by default: 2x MSAA costs about 2.4x the render and changes about 1 % of the pixels,
 all on silhouette edges. ``ACTLOOP_MSAA_SAMPLES`` (or ``msaa_samples``) turns it on for those who want it."""
@@ -32,13 +37,31 @@ def msaa_samples() -> int:
     return int(raw)
 
 
+_threads = threading.local()
+
+
+def _current_context() -> Any:
+    """This thread's OpenGL context, made current (created on first use and kept for the thread's life).
+
+    Every renderer of a thread shares it: the first MuJoCo render context made in a fresh OpenGL context
+    costs about 0.25 s of CPU (driver and shader set-up), each later one about 10 ms. Contexts are
+    per thread because an OpenGL context belongs to the thread it is current on.
+    """
+    context = getattr(_threads, "gl_context", None)
+    if context is None:
+        context = _threads.gl_context = gl_context.GLContext(DEFAULT_WIDTH, DEFAULT_HEIGHT)
+    context.make_current()
+    return context
+
+
 class Renderer:
     """Renders clean RGB frames (no overlays, no shadows/reflections). Close it explicitly.
 
     The renderer owns its render settings: the offscreen buffer is exactly ``width`` x ``height`` (the
     scene XML's larger ``offwidth``/``offheight`` are only an upper bound) and multisampling is
-    ``msaa_samples`` (default :func:`msaa_samples`), whatever the XML's ``offsamples`` says. Both are visual
-    settings; neither enters the scene's identity or its physics.
+    ``samples`` (default :func:`msaa_samples`), whatever the XML's ``offsamples`` says. Both are visual
+    settings; neither enters the scene's identity or its physics. Renderers on one thread share one
+    OpenGL context (see :func:`_current_context`); each has its own MuJoCo render context and buffer.
     """
 
     def __init__(
@@ -50,14 +73,20 @@ class Renderer:
         samples: int | None = None,
     ) -> None:
         self.model = model
+        self._size = (height, width)
         model.vis.global_.offwidth = width
         model.vis.global_.offheight = height
         model.vis.quality.offsamples = msaa_samples() if samples is None else samples
-        self._renderer = mujoco.Renderer(model, height=height, width=width)
-        flags = self._renderer.scene.flags
-        flags[mujoco.mjtRndFlag.mjRND_SHADOW] = 0
-        flags[mujoco.mjtRndFlag.mjRND_REFLECTION] = 0
-        self._camera = model.camera(OBSERVER_CAMERA).id
+        _current_context()
+        self._scene = mujoco.MjvScene(model, maxgeom=MAX_GEOMS)
+        self._scene.flags[mujoco.mjtRndFlag.mjRND_SHADOW] = 0
+        self._scene.flags[mujoco.mjtRndFlag.mjRND_REFLECTION] = 0
+        self._context: mujoco.MjrContext | None = mujoco.MjrContext(model, mujoco.mjtFontScale.mjFONTSCALE_50)
+        self._context.readDepthMap = mujoco.mjtDepthMap.mjDEPTH_ZEROFAR
+        self._rect = mujoco.MjrRect(0, 0, width, height)
+        self._camera = mujoco.MjvCamera()
+        self._camera.type = mujoco.mjtCamera.mjCAMERA_FIXED
+        self._camera.fixedcamid = model.camera(OBSERVER_CAMERA).id
         self._options = mujoco.MjvOption()  # default: sites, frames and other debug geometry hidden
 
     def render(self, data: mujoco.MjData, pose: CameraPose) -> np.ndarray:
@@ -68,16 +97,32 @@ class Renderer:
         """An HxWx3 uint8 image from a camera at ``position`` with camera-to-world ``rotation`` (MuJoCo's
         convention: columns right, up, backward)."""
         self._place(data, position, rotation)
-        self._renderer.update_scene(data, camera=self._camera, scene_option=self._options)
-        return np.array(self._renderer.render())
+        rgb = np.empty((*self._size, 3), dtype=np.uint8)
+        mujoco.mjr_readPixels(rgb, None, self._rect, self._draw(data))
+        return np.flipud(rgb)  # OpenGL's first row is the bottom one
+
+    def _draw(self, data: mujoco.MjData, ids: bool = False) -> mujoco.MjrContext:
+        """Draw the scene into this renderer's offscreen buffer (geometry ids as colours with ``ids``)."""
+        if self._context is None:
+            raise RuntimeError("the renderer is closed")
+        _current_context()
+        mujoco.mjv_updateScene(
+            self.model, data, self._options, None, self._camera, mujoco.mjtCatBit.mjCAT_ALL, self._scene
+        )
+        self._scene.flags[mujoco.mjtRndFlag.mjRND_SEGMENT] = ids
+        self._scene.flags[mujoco.mjtRndFlag.mjRND_IDCOLOR] = ids
+        mujoco.mjr_setBuffer(mujoco.mjtFramebuffer.mjFB_OFFSCREEN, self._context)
+        mujoco.mjr_render(self._rect, self._scene, self._context)
+        return self._context
 
     def _place(self, data: mujoco.MjData, position: np.ndarray, rotation: np.ndarray) -> None:
+        camera = self._camera.fixedcamid
         quat = np.empty(4)
         mujoco.mju_mat2Quat(quat, np.ascontiguousarray(rotation, dtype=float).reshape(9))
-        self.model.cam_pos[self._camera] = position
-        self.model.cam_quat[self._camera] = quat
-        data.cam_xpos[self._camera] = position
-        data.cam_xmat[self._camera] = np.asarray(rotation, dtype=float).reshape(9)
+        self.model.cam_pos[camera] = position
+        self.model.cam_quat[camera] = quat
+        data.cam_xpos[camera] = position
+        data.cam_xmat[camera] = np.asarray(rotation, dtype=float).reshape(9)
 
     def objects_and_depth_from(
         self, data: mujoco.MjData, position: np.ndarray, rotation: np.ndarray
@@ -86,18 +131,32 @@ class Renderer:
         ``(id, mjtObj type)`` (H×W×2; id -1 where none) and its depth along the viewing axis (m).
         Evaluator-side perception for the levels that grant it; never part of a clean observation."""
         self._place(data, position, rotation)
-        segmentation = self._render_in_mode(data, "segmentation")
-        depth = self._render_in_mode(data, "depth")
-        return segmentation, depth
+        colours = np.empty((*self._size, 3), dtype=np.uint8)
+        raw_depth = np.empty(self._size, dtype=np.float32)
+        mujoco.mjr_readPixels(colours, raw_depth, self._rect, self._draw(data, ids=True))
+        return np.flipud(self._objects(colours)), np.flipud(self._metric_depth(raw_depth))
 
-    def _render_in_mode(self, data: mujoco.MjData, mode: str) -> np.ndarray:
-        """One frame in ``segmentation`` or ``depth`` mode; the renderer is back to RGB afterwards."""
-        getattr(self._renderer, f"enable_{mode}_rendering")()
-        try:
-            self._renderer.update_scene(data, camera=self._camera, scene_option=self._options)
-            return np.array(self._renderer.render())
-        finally:
-            getattr(self._renderer, f"disable_{mode}_rendering")()
+    def _objects(self, colours: np.ndarray) -> np.ndarray:
+        """``(object id, object type)`` per pixel from id colours (segment id + 1, little-endian RGB)."""
+        wide = colours.astype(np.int64)
+        segment = wide[..., 0] | wide[..., 1] << 8 | wide[..., 2] << 16
+        table = np.full((self._scene.ngeom + 1, 2), -1, dtype=np.int32)
+        for geom in (self._scene.geoms[i] for i in range(self._scene.ngeom)):
+            if geom.segid != -1:
+                table[geom.segid + 1] = (geom.objid, geom.objtype)
+        objects: np.ndarray = table[segment]
+        return objects
+
+    def _metric_depth(self, raw: np.ndarray) -> np.ndarray:
+        """Metres along the viewing axis from a reversed-Z depth buffer of this perspective camera."""
+        extent = self.model.stat.extent
+        near, far = (
+            np.float32(self.model.vis.map.znear * extent),
+            np.float32(self.model.vis.map.zfar * extent),
+        )
+        c = np.float32(-0.5) * (-(far + near) / (far - near)) - np.float32(0.5)
+        d = np.float32(-0.5) * (-(np.float32(2) * far * near) / (far - near))
+        return (d / (raw.astype(np.float64) + c)).astype(np.float32)
 
     def upload_texture(self, name: str, image: np.ndarray) -> None:
         """Replace the pixels of texture ``name`` (same size and channels) in the model and on the GPU, so
@@ -108,10 +167,17 @@ class Renderer:
             raise ValueError(f"texture {name!r} is {shape} uint8; got {image.shape} {image.dtype}")
         start = int(texture.adr[0])
         self.model.tex_data[start : start + image.size] = image.reshape(-1)
-        mujoco.mjr_uploadTexture(self.model, self._renderer._mjr_context, texture.id)
+        if self._context is None:
+            raise RuntimeError("the renderer is closed")
+        _current_context()
+        mujoco.mjr_uploadTexture(self.model, self._context, texture.id)
 
     def close(self) -> None:
-        self._renderer.close()
+        """Free this renderer's MuJoCo render context (the thread's OpenGL context stays). Idempotent."""
+        if self._context is not None:
+            _current_context()
+            self._context.free()
+            self._context = None
 
     def __enter__(self) -> Renderer:
         return self

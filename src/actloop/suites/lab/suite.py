@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from actloop.core.environment import Environment
-from actloop.core.suite import BuiltinModel, EpisodeDriver, SeedScreen, Suite, TaskInfo
+from actloop.core.suite import BenchOptions, BuiltinModel, EpisodeDriver, SeedScreen, Suite, TaskInfo
 from actloop.records.compare import ManifestCheck
 from actloop.suites.lab.levels import LEVELS
 
@@ -81,10 +81,10 @@ class Lab(Suite):
 
         add_commands(commands)
 
-    def bench(self, repeats: int, episodes: int) -> dict[str, Any]:
+    def bench(self, options: BenchOptions) -> dict[str, Any]:
         from actloop.suites.lab.bench import run_benchmarks
 
-        return run_benchmarks(repeats=max(1, repeats))
+        return run_benchmarks(repeats=max(1, options.repeats))
 
     def report_tables(self, analysis: Analysis) -> list[Table]:
         from actloop.suites.lab.report import report_tables

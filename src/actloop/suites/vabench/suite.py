@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from actloop.core.environment import Environment
-from actloop.core.suite import BuiltinModel, EpisodeDriver, SeedScreen, Suite, TaskInfo
+from actloop.core.suite import BenchOptions, BuiltinModel, EpisodeDriver, SeedScreen, Suite, TaskInfo
 from actloop.records.compare import ManifestCheck, ReplayCheck
 
 if TYPE_CHECKING:
@@ -113,10 +113,10 @@ class VABench(Suite):
 
         return reexecute(record_dir)
 
-    def bench(self, repeats: int, episodes: int) -> dict[str, Any]:
+    def bench(self, options: BenchOptions) -> dict[str, Any]:
         from actloop.suites.vabench.bench import run_benchmarks
 
-        return run_benchmarks(repeats=repeats, episodes=episodes)
+        return run_benchmarks(options)
 
     def report_tables(self, analysis: Analysis) -> list[Table]:
         from actloop.suites.vabench.report import report_tables
