@@ -180,5 +180,8 @@ class FakeSuite(VABench):
     def verified_seeds(self, task: str) -> list[int]:
         return list(range(100))
 
+    def add_commands(self, commands: Any) -> None:
+        """No commands of its own: vabench's (annotate, judge) are vabench's alone."""
+
 
 register(FakeSuite())
