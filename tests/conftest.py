@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -37,3 +39,31 @@ def env(request: pytest.FixtureRequest, make_env: Callable[..., SpatialEnv]) -> 
     """The reset environment of the test module's ``TASK`` at its ``SEED``; a module without them gets
     grasp_single_cube at seed 1000."""
     return make_env(getattr(request.module, "TASK", TASK), getattr(request.module, "SEED", SEED))
+
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """Headless Debian Chromium via Playwright; missing, it skips (fails with ACTLOOP_REQUIRE_BROWSER=1)."""
+    required = os.environ.get("ACTLOOP_REQUIRE_BROWSER") == "1"
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        (pytest.fail if required else pytest.skip)("playwright is not installed (pip install -e '.[dev]')")
+    if not CHROMIUM.exists():
+        (pytest.fail if required else pytest.skip)("no /usr/bin/chromium: run scripts/setup-browser.sh")
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()

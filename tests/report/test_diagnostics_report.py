@@ -23,7 +23,6 @@ from typing import Any
 
 import pytest
 from report_records import row, write_dir
-from test_viewer import browser  # noqa: F401  (the Chromium fixture the viewer tests launch)
 
 from actloop.cli import main
 from actloop.suites.vabench.diagnostics.records import Judgment, append_judgment
@@ -196,7 +195,7 @@ def judge_labels(directory: Path) -> None:
         judge("E1", "TL", value, vote=vote)
 
 
-def test_chart_renders_in_chromium(report: Path, browser: Any) -> None:  # noqa: F811
+def test_chart_renders_in_chromium(report: Path, browser: Any) -> None:
     page = browser.new_page(viewport={"width": 1400, "height": 900})
     errors: list[str] = []
     page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)

@@ -3,28 +3,15 @@
 from __future__ import annotations
 
 import json
-import os
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
-import pytest
 from report_records import row, write_record
 
 from actloop.viewer import episode_data, write_viewer
 from actloop.viewer.page import render_viewer
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 UNTRUSTED = '</script><script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2"> & done'
 
 
@@ -63,21 +50,6 @@ def test_embedded_data_cannot_close_the_script_element(tmp_path: Path) -> None:
     page = render_viewer(episode_data(record))
     assert "window.__pwned" in page and "<script>window.__pwned" not in page
     assert page.count("</script>") == 2  # the data block and the page's own script
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    required = os.environ.get("ACTLOOP_REQUIRE_BROWSER") == "1"
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        (pytest.fail if required else pytest.skip)("playwright is not installed (pip install -e '.[dev]')")
-    if not CHROMIUM.exists():
-        (pytest.fail if required else pytest.skip)("no /usr/bin/chromium: run scripts/setup-browser.sh")
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
 
 
 def test_viewer_in_chromium_steps_with_keys_and_shows_untrusted_text_as_text(

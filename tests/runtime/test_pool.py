@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import signal
 import threading
-from pathlib import Path
 
 import pytest
 
@@ -13,14 +12,8 @@ from actloop.errors import ConfigError
 from actloop.runtime import EnvPool, EnvWorkerDied, EnvWorkerError, EnvWorkerTimeout, HostedEnv, make_env
 from actloop.suites.vabench.protocol.decisions import MoveWorld, Translation
 
-FAKE_ENV_DIR = Path(__file__).resolve().parents[1] / "agent"
 FACTORY = "fake_env:FakeEnv"
 MOVE = MoveWorld(Translation("z", "-", 20.0))
-
-
-@pytest.fixture(autouse=True)
-def _fake_env_importable(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.syspath_prepend(str(FAKE_ENV_DIR))
 
 
 def test_environments_share_few_hosts_and_stay_independent() -> None:

@@ -6,7 +6,6 @@ import os
 import signal
 import threading
 import time
-from pathlib import Path
 
 import pytest
 
@@ -22,15 +21,8 @@ from actloop.runtime import (
 )
 from actloop.suites.vabench.protocol.decisions import MoveWorld, SetGripper, Translation
 
-FAKE_ENV_DIR = Path(__file__).resolve().parents[1] / "agent"
 FACTORY = "fake_env:FakeEnv"
 MOVE = MoveWorld(Translation("z", "-", 20.0))
-
-
-@pytest.fixture(autouse=True)
-def _fake_env_importable(monkeypatch: pytest.MonkeyPatch) -> None:
-    # spawned children inherit the parent's sys.path, so the child can import the fake env too
-    monkeypatch.syspath_prepend(str(FAKE_ENV_DIR))
 
 
 def test_spawned_worker_proxies_calls() -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import http.client
 import json
-import os
 import sys
 import time
 from collections.abc import Iterator
@@ -28,9 +27,6 @@ from actloop.suites.vabench.diagnostics.records import (
 sys.path.insert(0, str(Path(__file__).parents[2] / "report"))
 from report_records import row, write_dir, write_record
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]  # fmt: skip
 UNTRUSTED = '</script><script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2">'
 EPISODES = [f"grasp_single_cube__seed{seed}__run1__active" for seed in (1, 2, 3)]
 
@@ -218,21 +214,6 @@ def test_the_command_refuses_what_it_cannot_serve(tmp_path: Path, run: Path) -> 
     assert main(["annotate", str(run), "--annotator", "../alice", "--no-browser"]) == 2
     empty = write_dir(tmp_path / "empty", [row("grasp_single_cube", 1, 1, "fail")], records=False)
     assert main(["annotate", str(empty), "--annotator", "alice", "--no-browser"]) == 2
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    required = os.environ.get("ACTLOOP_REQUIRE_BROWSER") == "1"
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        (pytest.fail if required else pytest.skip)("playwright is not installed (pip install -e '.[dev]')")
-    if not CHROMIUM.exists():
-        (pytest.fail if required else pytest.skip)("no /usr/bin/chromium: run scripts/setup-browser.sh")
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
 
 
 def test_annotating_three_episodes_with_the_keyboard(browser: Any, run: Path) -> None:
