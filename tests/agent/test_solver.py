@@ -231,6 +231,35 @@ def test_spawned_workers_and_results_rows(tmp_path: Path) -> None:
     assert len({r["record_dir"] for r in rows}) == 2
 
 
+def test_pooled_episodes_in_flight_on_two_hosts(tmp_path: Path) -> None:
+    episodes = [("pick_cube", seed, 0) for seed in range(6)]
+    rows = run_replay(tmp_path, [MOVE, CLOSE], episodes=episodes, isolation="pool", workers=2)
+    assert [(r["seed"], r["stop_reason"]) for r in rows] == [(seed, "success") for seed in range(6)]
+    starts = [events(tmp_path, r)[0]["data"] for r in rows]
+    assert {s["isolation"] for s in starts} == {"pool"}
+
+
+def test_a_hung_pool_host_becomes_error_rows_and_the_rest_run(tmp_path: Path) -> None:
+    path = tmp_path / "decisions.json"
+    path.write_text(json.dumps([MOVE, CLOSE]))
+    rows = run_json(
+        "fake",
+        [("pick_cube", 0, 0)],
+        "actloop/replay",
+        {"decisions": str(path)},
+        tmp_path,
+        workers=1,
+        env_factory=FACTORY,
+        isolation="pool",
+        env_kwargs={"hang_on_step": 30.0},
+        env_timeout=1.5,
+    )
+    assert rows[0]["stop_reason"] == "error"
+    assert "gave no answer to step() in 1.5 s" in rows[0]["error"]
+    (again,) = run_replay(tmp_path / "again", [MOVE, CLOSE], isolation="pool")
+    assert again["stop_reason"] == "success"  # a fresh pool, a fresh host
+
+
 def test_environment_error_is_recorded(tmp_path: Path) -> None:
     (row,) = run_replay(tmp_path, [MOVE], isolation="process", env_kwargs={"fail_on_step": True})
     assert row["stop_reason"] == "error" and row["success"] is False

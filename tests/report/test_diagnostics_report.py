@@ -16,7 +16,9 @@ ED  E5 E7 E8 E9: 2 3 3 0    OC  0 0 1 0     PF  3 3 0 0
 
 from __future__ import annotations
 
+import contextlib
 import csv
+import io
 import re
 from pathlib import Path
 from typing import Any
@@ -96,12 +98,16 @@ def markdown_section(text: str, title_start: str) -> list[list[str]]:
 def report(tmp_path_factory: pytest.TempPathFactory) -> Path:
     run = annotated_run(tmp_path_factory.mktemp("diagnostics") / "run")
     out = run.parent / "report"
-    assert main(["report", str(run), "--out", str(out), "--no-viewers"]) == 0
+    with contextlib.redirect_stdout(io.StringIO()) as printed:
+        assert main(["report", str(run), "--out", str(out), "--no-viewers"]) == 0
+    (out / "printed.md").write_text(printed.getvalue())
     return out
 
 
-def test_table28_equals_the_hand_computation(report: Path) -> None:
-    rows = {r[1]: r for r in markdown_section((report / "report.md").read_text(), "Agreement among the 3")}
+@pytest.mark.parametrize("source", ["report.md", "printed.md"])
+def test_table28_equals_the_hand_computation(report: Path, source: str) -> None:
+    """The written report and what ``actloop report`` prints hold the same table 28."""
+    rows = {r[1]: r for r in markdown_section((report / source).read_text(), "Agreement among the 3")}
     # TL, MS: every judgment positive -> unanimity 100 %, Fleiss kappa undefined (chance agreement 1), AC1 1
     # AE (8 items, E9 NA): P = (6 + 2/3)/8 = 5/6, p1 = 12/24 -> kappa = AC1 = (5/6 - 1/2)/(1/2) = 2/3
     # SR: P = (8 + 1/3)/9 = 25/27, p1 = 26/27 -> kappa = (675 - 677)/(729 - 677) = -1/26,

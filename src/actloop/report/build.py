@@ -37,8 +37,10 @@ class Report:
 
     @property
     def summary_markdown(self) -> str:
-        """Table 3 (the per-condition macro-average summary) as Markdown."""
-        return markdown_table(self.tables[0])
+        """Table 3 (the per-condition macro-average summary) as Markdown, then every table a suite marked
+        ``printed``."""
+        printed = [self.tables[0], *(t for t in self.tables[1:] if t.printed)]
+        return "\n\n".join(markdown_table(table) for table in printed)
 
 
 def build_report(

@@ -40,6 +40,8 @@ class Table:
     rows: list[Row] = field(default_factory=list)
     records: list[dict[str, Any]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    printed: bool = False
+    """Printed by ``actloop report`` beside the summary table (for example the raters' agreement)."""
 
     def add(self, cells: list[str], kind: RowKind = "data") -> None:
         self.rows.append(Row(cells, kind))

@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import Any
 
 import mujoco
+import numpy as np
 
-from actloop.control.executor import CARTESIAN_SPEED, MIN_DURATION, SETTLE_TIME
 from actloop.core.suite import BenchOptions
 from actloop.runtime.make import Isolation
 from actloop.sim import camera as cam
@@ -67,7 +67,8 @@ def run_benchmarks(options: BenchOptions) -> dict[str, Any]:
 
 def step_figures(repeats: int) -> dict[str, Any]:
     """Median step costs of the active and passive protocols, each figure beside the raw limit measured
-    in the same process: ``mujoco.Renderer`` on the same model, ``mj_step`` for the same motion and
+    in the same process: ``mujoco.Renderer`` on the same model, ``mj_step`` replaying the move's own
+    per-step controls (the same motion, bit for bit: ``raw_physics_is_the_same_motion``) and
     ``zlib.compress`` of the same frame. Every operation runs once untimed first (planner set-up, first
     render and texture upload)."""
     seed = load_manifest(TASK).seed_list()[0]
@@ -86,14 +87,21 @@ def step_figures(repeats: int) -> dict[str, Any]:
     active.reset()
     model, data = active.world.model, active.world.data
     start_state = active.world.snapshot()
-    n_steps = round((max(MIN_DURATION, 0.05 / CARTESIAN_SPEED) + SETTLE_TIME) / model.opt.timestep)
+    controls: list[np.ndarray] = []  # the control of every physics step of one 50 mm move
+    with active.world.observe(lambda world: controls.append(world.data.ctrl.copy()), 1):
+        active.step(move)
+    moved = active.world.state_hash()
+
+    def replay_motion() -> None:
+        for control in controls:
+            data.ctrl[:] = control
+            mujoco.mj_step(model, data)
+
     figures["raw_physics_50mm_ms"] = _median_ms(
-        _timed(
-            lambda: mujoco.mj_step(model, data, nstep=n_steps),
-            repeats,
-            lambda: active.world.restore(start_state),
-        )
+        _timed(replay_motion, repeats, lambda: active.world.restore(start_state))
     )
+    figures["raw_physics_steps"] = len(controls)
+    figures["raw_physics_is_the_same_motion"] = active.world.state_hash() == moved
     ours = Renderer(model)
     pose = cam.initial_pose()
     image = ours.render(data, pose)
@@ -178,6 +186,7 @@ def _harness_overhead_ms(seed: int, short: int = 10, long: int = 40) -> float:
         return elapsed
 
     with tempfile.TemporaryDirectory() as tmp:
+        (Path(tmp) / "warm-up").mkdir()
         episode_s(short, Path(tmp) / "warm-up")  # imports the provider machinery once, untimed
         harness = episode_s(long, Path(tmp)) - episode_s(short, Path(tmp))
     environment = env_s(long) - env_s(short)

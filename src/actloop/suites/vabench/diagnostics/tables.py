@@ -279,6 +279,7 @@ class _View:
             f"Agreement among the {len(raters)} {KIND_NAMES[kind]} over the nine criteria, {scope}, "
             "all conditions",
             ["Module", "Criterion", "n", "Unanimity", "Pos. rate", "Fleiss κ", "Gwet AC1"],
+            printed=True,
         )
         undefined = []
         for name, row in rows.items():
@@ -322,6 +323,7 @@ class _View:
             "human_judge_agreement",
             "Human majority vs judge labels: items both label, all conditions and tasks",
             ["Item", "n", "Both 1", "Human 1, judge 0", "Human 0, judge 1", "Both 0", "Observed", "Cohen κ"],
+            printed=True,
         )
         undefined = []
         for item, row in rows.items():
