@@ -7,7 +7,7 @@ guard its entry point with ``if __name__ == "__main__":``.
 
 from __future__ import annotations
 
-from contextlib import ExitStack
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any, Unpack
 
@@ -94,15 +94,14 @@ def run_episodes(
     generate_args.setdefault("timeout", DEFAULT_MODEL_TIMEOUT_S)
     out_dir = Path(out_dir)
     options = harness or HarnessOptions()
-    with ExitStack() as stack:
-        pool = stack.enter_context(EnvPool(workers, timeout=env_timeout)) if isolation == "pool" else None
-        if max_in_flight is None:
-            max_in_flight = (
-                workers
-                if pool is None
-                else generate_args.get("max_connections")
-                or connection_limit(model, model_args, model_base_url)
-            )
+    if max_in_flight is None and isolation != "pool":
+        max_in_flight = workers
+    if max_in_flight is None:
+        max_in_flight = generate_args.get("max_connections") or connection_limit(
+            model, model_args, model_base_url
+        )
+    pool = EnvPool(workers, timeout=env_timeout) if isolation == "pool" else None
+    with pool or nullcontext():
         task = episodes_task(
             suite,
             episodes,

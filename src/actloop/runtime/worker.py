@@ -21,7 +21,7 @@ import traceback
 from collections.abc import Callable
 from multiprocessing.connection import Connection
 from types import TracebackType
-from typing import Any, Literal
+from typing import Any, Literal, Self
 
 from actloop.core.factory import resolve_factory
 from actloop.runtime.proxy import EnvProxy
@@ -211,7 +211,7 @@ class HostedEnv(EnvProxy):
             if self._on_close is not None:
                 self._on_close()
 
-    def __enter__(self) -> HostedEnv:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(
@@ -241,6 +241,3 @@ class EnvWorker(HostedEnv):
             super().close()
         finally:
             self._host.shutdown("closed")
-
-    def __enter__(self) -> EnvWorker:
-        return self

@@ -6,7 +6,6 @@ import os
 import struct
 import threading
 import zlib
-from typing import Any
 
 import mujoco
 import numpy as np
@@ -23,7 +22,7 @@ DEFAULT_HEIGHT = 480
 MAX_GEOMS = 10000
 """Geometry slots of a render scene (MuJoCo's own renderer's default)."""
 DEFAULT_MSAA_SAMPLES = 0
-"""Multisampling is off by default: 2x MSAA costs about 2.4x the render and changes about 1 % of the pixels,
+"""Multisampling is off by default: 2x MSAA costs about 2.4x the render and changes about 1.5 % of the pixels,
 all on silhouette edges. ``ACTLOOP_MSAA_SAMPLES`` (or ``msaa_samples``) turns it on for those who want it."""
 
 
@@ -40,8 +39,8 @@ def msaa_samples() -> int:
 _threads = threading.local()
 
 
-def _current_context() -> Any:
-    """This thread's OpenGL context, made current (created on first use and kept for the thread's life).
+def _make_context_current() -> None:
+    """Make this thread's OpenGL context current (created on first use and kept for the thread's life).
 
     Every renderer of a thread shares it: the first MuJoCo render context made in a fresh OpenGL context
     costs about 0.25 s of CPU (driver and shader set-up), each later one about 10 ms. Contexts are
@@ -51,17 +50,16 @@ def _current_context() -> Any:
     if context is None:
         context = _threads.gl_context = gl_context.GLContext(DEFAULT_WIDTH, DEFAULT_HEIGHT)
     context.make_current()
-    return context
 
 
 class Renderer:
     """Renders clean RGB frames (no overlays, no shadows/reflections). Close it explicitly.
 
-    The renderer owns its render settings: the offscreen buffer is exactly ``width`` x ``height`` (the
-    scene XML's larger ``offwidth``/``offheight`` are only an upper bound) and multisampling is
+    The renderer owns its render settings: the offscreen buffer is exactly ``width`` x ``height``
+    (whatever the scene XML's ``offwidth``/``offheight`` say) and multisampling is
     ``samples`` (default :func:`msaa_samples`), whatever the XML's ``offsamples`` says. Both are visual
     settings; neither enters the scene's identity or its physics. Renderers on one thread share one
-    OpenGL context (see :func:`_current_context`); each has its own MuJoCo render context and buffer.
+    OpenGL context (see :func:`_make_context_current`); each has its own MuJoCo render context and buffer.
     """
 
     def __init__(
@@ -77,7 +75,7 @@ class Renderer:
         model.vis.global_.offwidth = width
         model.vis.global_.offheight = height
         model.vis.quality.offsamples = msaa_samples() if samples is None else samples
-        _current_context()
+        _make_context_current()
         self._scene = mujoco.MjvScene(model, maxgeom=MAX_GEOMS)
         self._scene.flags[mujoco.mjtRndFlag.mjRND_SHADOW] = 0
         self._scene.flags[mujoco.mjtRndFlag.mjRND_REFLECTION] = 0
@@ -105,7 +103,7 @@ class Renderer:
         """Draw the scene into this renderer's offscreen buffer (geometry ids as colours with ``ids``)."""
         if self._context is None:
             raise RuntimeError("the renderer is closed")
-        _current_context()
+        _make_context_current()
         mujoco.mjv_updateScene(
             self.model, data, self._options, None, self._camera, mujoco.mjtCatBit.mjCAT_ALL, self._scene
         )
@@ -169,13 +167,13 @@ class Renderer:
         self.model.tex_data[start : start + image.size] = image.reshape(-1)
         if self._context is None:
             raise RuntimeError("the renderer is closed")
-        _current_context()
+        _make_context_current()
         mujoco.mjr_uploadTexture(self.model, self._context, texture.id)
 
     def close(self) -> None:
         """Free this renderer's MuJoCo render context (the thread's OpenGL context stays). Idempotent."""
         if self._context is not None:
-            _current_context()
+            _make_context_current()
             self._context.free()
             self._context = None
 

@@ -73,11 +73,14 @@ def step_figures(repeats: int) -> dict[str, Any]:
     render and texture upload)."""
     seed = load_manifest(TASK).seed_list()[0]
     active, passive = SpatialEnv(TASK, seed), SpatialEnv(TASK, seed, protocol="passive")
-    move, rotate, camera = MoveWorld(Translation("z", "-", 50.0)), RotateLocal("rx", "+", 45.0), None
+    move, rotate, camera = (
+        MoveWorld(Translation("z", "-", 50.0)),
+        RotateLocal("rx", "+", 45.0),
+        CameraAction("view_topdown"),
+    )
     for env in (active, passive):
         env.reset()
         env.step(move)
-    camera = CameraAction("view_topdown")
     figures: dict[str, Any] = {
         "active_move_50mm_ms": _median_ms(_timed(lambda: active.step(move), repeats, _fresh(active))),
         "passive_move_50mm_ms": _median_ms(_timed(lambda: passive.step(move), repeats, _fresh(passive))),

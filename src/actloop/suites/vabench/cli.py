@@ -1,4 +1,5 @@
-"""vabench's own commands: ``actloop annotate``, the browser page for labelling trajectory diagnostics."""
+"""vabench's own commands: ``actloop annotate`` (label trajectory diagnostics in the browser) and
+``actloop judge`` (an LLM judge labels the same criteria)."""
 
 from __future__ import annotations
 
