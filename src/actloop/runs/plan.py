@@ -133,7 +133,7 @@ def evaluate(plan: RunPlan, log: Log = lambda line: None, progress_every_s: floa
 
         connect(plan.ray)
         isolation = "ray"
-    workers = plan.workers or (os.cpu_count() or 1 if isolation == "pool" else 1)
+    workers = plan.workers or (usable_cores() if isolation == "pool" else 1)
     how = f"{workers} environment process(es)" if isolation == "pool" else f"{workers} worker(s)"
     if isolation == "pool" and plan.max_in_flight:
         how += f", up to {plan.max_in_flight} episodes in flight"
@@ -173,6 +173,12 @@ def evaluate(plan: RunPlan, log: Log = lambda line: None, progress_every_s: floa
                     break
     rows = [row for out_dir in dirs for row in matrix.episode_rows(out_dir, set(episodes))]
     return RunOutcome(rows, dirs, stopped)
+
+
+def usable_cores() -> int:
+    """The cores this process may run on (its CPU affinity where the platform tells, else all)."""
+    affinity = getattr(os, "sched_getaffinity", None)
+    return len(affinity(0)) if affinity else os.cpu_count() or 1
 
 
 def _harness(plan: RunPlan, condition: Condition, summaries: dict[str, str]) -> HarnessOptions:
