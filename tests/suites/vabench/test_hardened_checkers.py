@@ -39,7 +39,7 @@ from actloop.suites.vabench.seeds import run_expert
 from actloop.suites.vabench.task import TaskContext, task_names
 from actloop.suites.vabench.tasks._grasping import body_yaw, grasp_from_above, lift
 from actloop.suites.vabench.tasks._placing import RELEASE_CLEARANCE_M, TRANSPORT_LIFT_M, wrap
-from actloop.suites.vabench.tasks.beat_block_hammer_right import LIFT_M, face_error
+from actloop.suites.vabench.tasks.beat_block_hammer_right import LIFT_M, STRUCK, face_error
 from actloop.suites.vabench.tasks.grasp_single_cube import CUBE_HALF
 from actloop.suites.vabench.tasks.place_cube_on_cube import PLACEMENT as STACK
 
@@ -185,9 +185,31 @@ def test_a_pinch_of_the_button_is_not_a_press(bell_env: SpatialEnv) -> None:
 def test_a_hammer_dropped_on_the_block_beside_an_empty_closed_gripper_is_not_a_strike(
     make_env: MakeEnv,
 ) -> None:
-    """The expert lifts the hammer over the block; instead of striking, the hammer is lowered to 5 mm
-    above the block and let go, the gripper rises 50 mm and closes on nothing."""
+    """The hammer dropped on the block, the gripper rises 50 mm and closes on nothing."""
     env = make_env("beat_block_hammer_right", 1000)
+    _drop_the_hammer_on_the_block(env)
+    closed = play(env, [MoveWorld(Translation("z", "+", 50.0)), SetGripper("close")])
+    assert closed.evaluation.paper_success
+    assert unmet(closed.evaluation.conditions) == [HAMMER_HELD, STRUCK, CONFIRMED]
+
+
+def test_a_hammer_dropped_on_the_block_and_gripped_where_it_lies_is_not_a_strike(make_env: MakeEnv) -> None:
+    """As above, but the open gripper goes 6 mm down to the handle lying on the block and closes on it:
+    held by the handle, lifted earlier and touching the block, yet it never came down onto it in hand.
+    Raised off the block and brought down again, it strikes."""
+    env = make_env("beat_block_hammer_right", 1000)
+    _drop_the_hammer_on_the_block(env)
+    regripped = play(env, [MoveWorld(Translation("z", "-", 6.0)), SetGripper("close")])
+    assert regripped.evaluation.paper_success and not regripped.done
+    assert unmet(regripped.evaluation.conditions) == [STRUCK, CONFIRMED]
+    play(env, [MoveWorld(Translation("z", "+", 30.0))])
+    struck = play(env, [MoveWorld(Translation("z", "-", 34.0))])
+    assert struck.evaluation.success and struck.done
+
+
+def _drop_the_hammer_on_the_block(env: SpatialEnv) -> None:
+    """The expert lifts the hammer over the block; instead of striking, the hammer is lowered to 5 mm
+    above the block and let go."""
     ctx = env.context
 
     def strike(action: object) -> bool:
@@ -200,10 +222,8 @@ def test_a_hammer_dropped_on_the_block_beside_an_empty_closed_gripper_is_not_a_s
 
     play_expert_until(env, strike)
     above_block = _gc(env) - np.array([0.0, 0.0, face_error(ctx)[2] - 0.005])
-    play(env, chain(move_gc_to(ctx, "right", above_block, order="z"), [SetGripper("open")]))
-    closed = play(env, [MoveWorld(Translation("z", "+", 50.0)), SetGripper("close")])
-    assert closed.evaluation.paper_success
-    assert unmet(closed.evaluation.conditions) == [HAMMER_HELD, CONFIRMED]
+    dropped = play(env, chain(move_gc_to(ctx, "right", above_block, order="z"), [SetGripper("open")]))
+    assert dropped.evaluation.paper_conditions["hammer_block_contact"]
 
 
 # --- the expert and the confirmation itself ---------------------------------------------------------

@@ -4,9 +4,10 @@ A state can meet every condition for an instant and lose them a moment later: a 
 slips out of the closed gripper, a stacked cube overhanging the base is held up only by an open finger.
 When every other hardened condition holds, :func:`confirmed_after_settle` copies the world
 (``World.scratch_copy``; the live episode is never touched), holds the commands for ``SETTLE_S`` and
-re-evaluates the hardened conditions there, with a copy of the episode's latches. For placements it
-first puts every arm at its home configuration with the gripper open, so the placed object must stand
-on its own, and it then also requires the objects to be at rest over the last ``REST_WINDOW_S``.
+re-evaluates the hardened conditions there, with a copy of the episode's latches and previous
+measurements. For placements it first puts every arm at its home configuration with the gripper open, so
+the placed object must stand on its own, and it then also requires the objects to be at rest over the
+last ``REST_WINDOW_S``.
 
 Measurements behind the numbers. grasp_single_cube, grasps 20.5-23.5 mm off the cube's centre on seeds
 1000-1019, held still after an 80 mm lift: every grasp that failed dropped the cube within 1.4 s (one
@@ -63,7 +64,7 @@ def confirmed_after_settle(
     at_rest = not clear_arms or all(
         _at_rest(pose, world.body_pose(b)) for pose, b in zip(before, bodies, strict=True)
     )
-    scratch = replace(ctx, world=world, latched=dict(ctx.latched))
+    scratch = replace(ctx, world=world, latched=dict(ctx.latched), previous=dict(ctx.previous))
     return at_rest and all(conditions(scratch).values())
 
 

@@ -41,6 +41,9 @@ class TaskContext:
     initial_quaternions: dict[str, np.ndarray]
     latched: dict[str, bool] = field(default_factory=dict)
     """Episode-long memory of conditions such as "previously lifted"; a fresh dict every reset."""
+    previous: dict[str, float] = field(default_factory=dict)
+    """What a task measured at the latest evaluation, for conditions on how a state was reached (a
+    contact that began while the object was moving down); a fresh dict every reset."""
 
     def latch(self, name: str, now: bool) -> bool:
         """True once ``now`` has been True at any evaluation of this episode (evaluated after each step)."""

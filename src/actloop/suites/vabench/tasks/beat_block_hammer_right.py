@@ -38,6 +38,10 @@ HOVER_M = 0.08
 CARRY_LIFT_M = 0.1
 STRIKE_DEPTH_M = 0.004
 ALIGN_TOLERANCE_M = 0.003
+STRIKE_DESCENT_M = 0.0005
+"""A strike comes down onto the block: the striking face is at least this much lower than at the
+evaluation before the contact began (the smallest move, 1 mm down, counts)."""
+STRUCK = "contact_began_as_strike"
 
 
 def hammer_heading(yaw: float) -> float:
@@ -69,6 +73,29 @@ def face_error(ctx: TaskContext) -> np.ndarray:
     return site_position(ctx, hammer_face_site("hammer")) - block_top_centre(ctx)
 
 
+def began_as_strike(ctx: TaskContext) -> bool:
+    """The hammer's current contact with the block began as a strike on target: at the first evaluation
+    of this contact the right gripper held the handle (:func:`pads_on_handle`), the striking face had come
+    down by at least ``STRIKE_DESCENT_M`` since the evaluation before, and it was within ``FACE_XY_M`` of
+    the block's top centre on x and y. What held then stays the verdict until the contact ends.
+
+    Updates ``ctx.previous`` (contact, face height, the verdict); evaluating the same state again leaves
+    the answer unchanged.
+    """
+    contact = touching(ctx, "hammer", "block")
+    face_z = float(site_position(ctx, hammer_face_site("hammer"))[2])
+    if not contact:
+        struck = False
+    elif ctx.previous.get("hammer_block_contact"):
+        struck = bool(ctx.previous.get(STRUCK))
+    else:
+        ex, ey, _ = face_error(ctx)
+        descended = ctx.previous.get("hammer_face_z", face_z) - face_z >= STRIKE_DESCENT_M
+        struck = descended and pads_on_handle(ctx, "right") and abs(ex) < FACE_XY_M and abs(ey) < FACE_XY_M
+    ctx.previous.update({"hammer_block_contact": contact, "hammer_face_z": face_z, STRUCK: struck})
+    return struck
+
+
 def pads_on_handle(ctx: TaskContext, arm: str) -> bool:
     """The gripper is closed with both finger pads touching the hammer's handle."""
     handle = frozenset({ctx.world.model.geom(hammer_handle_geom("hammer")).id})
@@ -93,9 +120,13 @@ class BeatBlockHammerRight(Task):
         Hardened: ``lifted_with_contact_gt_40mm``, ``face_x_error_lt_20mm``, ``face_y_error_lt_20mm`` and
         ``hammer_block_contact`` as in the paper; ``hammer_held_by_handle``: at the same moment as the
         contact, the right gripper is commanded closed with both pads on the handle (a hammer dropped on
-        the block, then an empty closed gripper, fails); ``confirmed_after_settle``: with all of these
-        true, a scratch copy of the world holding the current commands for 3 s still meets them
-        (``vabench.confirm``).
+        the block, then an empty closed gripper, fails); ``contact_began_as_strike``: the current
+        hammer-block contact began as a strike, latched at its first evaluation: the handle held as
+        above, the striking face come down by at least 0.5 mm since the evaluation before, and within
+        20 mm of the block's top centre on x and y (a hammer dropped onto the block and then gripped
+        where it lies fails); ``confirmed_after_settle``:
+        with all of these true, a scratch copy of the world holding the current commands for 3 s still
+        meets them (``vabench.confirm``).
         Paper (table 24): ``lifted_with_contact_gt_40mm`` (latched): at some step the hammer was more
         than 40 mm above its start while the closed right gripper held it with both pads;
         ``face_x_error_lt_20mm`` / ``face_y_error_lt_20mm``: the functional point (centre of the head's
@@ -107,7 +138,7 @@ class BeatBlockHammerRight(Task):
         ``approached`` (GC within 15 mm horizontally of the handle's centre line and 25 mm of its
         height), ``grasped`` (gripper closed with both pads on the handle), ``lifted`` (the latched lift
         condition), ``over_block`` (functional point within 20 mm of the block's top centre on x and y
-        and not below it), ``struck`` (hammer-block contact while the hammer is held).
+        and not below it), ``struck`` (the current hammer-block contact began as a strike, as above).
     """
 
     name = "beat_block_hammer_right"
@@ -141,10 +172,14 @@ class BeatBlockHammerRight(Task):
         )
 
     def state_conditions(self, ctx: TaskContext) -> dict[str, bool]:
-        """The paper's terms with ``gripper_closed`` replaced by ``hammer_held_by_handle``."""
+        """The paper's terms with ``gripper_closed`` replaced by ``hammer_held_by_handle``, and the strike."""
         conditions = self.paper_conditions(ctx)
         del conditions["gripper_closed"]
-        return {**conditions, "hammer_held_by_handle": pads_on_handle(ctx, "right")}
+        return {
+            **conditions,
+            "hammer_held_by_handle": pads_on_handle(ctx, "right"),
+            STRUCK: began_as_strike(ctx),
+        }
 
     def paper_conditions(self, ctx: TaskContext) -> dict[str, bool]:
         ex, ey, _ = face_error(ctx)
@@ -168,7 +203,7 @@ class BeatBlockHammerRight(Task):
             "grasped": pads_on_handle(ctx, "right"),
             "lifted": self._lifted(ctx),
             "over_block": bool(abs(ex) < FACE_XY_M and abs(ey) < FACE_XY_M and ez > -ALIGN_TOLERANCE_M),
-            "struck": touching(ctx, "hammer", "block") and pads_on_handle(ctx, "right"),
+            "struck": began_as_strike(ctx),
         }
 
     def metrics(self, ctx: TaskContext) -> dict[str, float]:
