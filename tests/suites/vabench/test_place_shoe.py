@@ -32,6 +32,7 @@ from actloop.suites.vabench.tasks.place_shoe import (
     SHOE,
     TARGET_XY,
     draw_position,
+    grasp_upper,
     pick_up,
     put_down,
 )
@@ -40,7 +41,7 @@ TASK = "place_shoe"
 RIGHT_SEED = 1000  # shoe at x = +0.153 (model 7): the right arm's
 LEFT_SEED = 1001  # shoe at x = -0.156 (model 1): the left arm's
 Y_ERROR, QUATERNION = "y_error_lt_20mm", "quaternion_components_within_0.07"
-GRIPPERS_OPEN, RESTING = "both_grippers_open", "resting_on_table"
+GRIPPERS_OPEN, RESTING, LIFTED = "both_grippers_open", "resting_on_table", "previously_lifted_50mm"
 CHECKPOINTS = ("approached", "grasped", "lifted", "oriented", "over_target", "placed", "released")
 
 
@@ -113,6 +114,26 @@ def test_a_placement_through_env_step_is_judged_term_by_term(
     assert released.done == (not failing)
     assert evaluation.checkpoints["oriented"] == (toe_deg <= 15)
     assert evaluation.checkpoints["released"] == (not failing)
+
+
+@pytest.mark.parametrize(("lift_mm", "lifted"), [(None, False), (45.0, False), (56.0, True)])
+def test_a_shoe_must_be_picked_up_not_slid_onto_the_mat(
+    make_env: MakeEnv, lift_mm: float | None, lifted: bool
+) -> None:
+    """The expert's pick-up with its 80 mm lift replaced: none (the shoe turned and slid across the table
+    in the closed gripper, its sole lifted 4 mm only to be set down), or a lift just short of and just
+    past 50 mm."""
+    env = make_env(TASK, RIGHT_SEED, render=False)
+    arm = arm_on_side(float(env.world.body_position(SHOE)[0]))
+    play(env, grasp_upper(env.context, arm))
+    if lift_mm is not None:
+        play(env, [MoveWorld(Translation("z", "+", lift_mm), arm=arm)])
+    play(env, put_down(env.context, arm))
+    released = play(env, [SetGripper("open", arm=arm)])
+    assert released.evaluation.paper_success
+    assert released.done == lifted
+    if not lifted:
+        assert unmet(released.evaluation.conditions) == [LIFTED, CONFIRMED]
 
 
 def test_the_idle_gripper_left_closed_fails_both_grippers_open(make_env: MakeEnv) -> None:

@@ -21,6 +21,7 @@ from actloop.suites.vabench.predicates import (
     gc_near,
     grasped,
     lift_m,
+    previously_lifted,
     site_position,
     touches_robot,
 )
@@ -135,7 +136,9 @@ class PlaceShoe(Task):
     Success conditions:
         Hardened: the paper's terms below, ``object_clear_of_robot`` (no robot geom touches the shoe),
         ``resting_on_table`` (the shoe touches the table and nothing else: the mat is print, not a
-        support) and ``confirmed_after_settle`` (a scratch copy of the world puts both arms at home with
+        support), ``previously_lifted_50mm`` (the shoe's origin has been at least 50 mm above its start at
+        some step: "pick up", as the placement families require; a shoe slid onto the mat fails) and
+        ``confirmed_after_settle`` (a scratch copy of the world puts both arms at home with
         their grippers open and simulates 3 s: every hardened condition must still hold, with the shoe at
         rest over the last 0.5 s; ``vabench.confirm``).
         Paper (table 25): ``x_error_lt_50mm`` and ``y_error_lt_20mm`` (shoe origin vs the mat's centre);
@@ -187,6 +190,7 @@ class PlaceShoe(Task):
             **self.paper_conditions(ctx),
             CLEAR_OF_ROBOT: not touches_robot(ctx, SHOE),
             "resting_on_table": resting_on_table(ctx),
+            "previously_lifted_50mm": previously_lifted(ctx, SHOE),
         }
 
     def checkpoints(self, ctx: TaskContext) -> dict[str, bool]:
@@ -228,13 +232,18 @@ class PlaceShoe(Task):
 
 
 def pick_up(ctx: TaskContext, arm: Arm) -> Iterator[EnvAction]:
-    """Turn the closing axis across the shoe, grasp the upper at its grasp point from above, lift."""
-    yield from align_closing_axis(ctx, arm, body_yaw(ctx, SHOE) + math.pi / 2, 180.0)
-    grasp = site_position(ctx, shoe_grasp_site(SHOE))
-    yield from move_gc_to(ctx, arm, grasp + np.array([0.0, 0.0, HOVER_M]), order="xyz")
-    yield from move_gc_to(ctx, arm, grasp, order="z")
-    yield SetGripper("close", arm=arm, reason="expert: grasp the shoe")
+    """Grasp the shoe (:func:`grasp_upper`) and lift it."""
+    yield from grasp_upper(ctx, arm)
     yield MoveWorld(Translation("z", "+", TRANSPORT_LIFT_MM), arm=arm, reason="expert: lift")
+
+
+def grasp_upper(ctx: TaskContext, arm: Arm) -> Iterator[EnvAction]:
+    """Turn the closing axis across the shoe, grasp the upper at its grasp point from above."""
+    yield from align_closing_axis(ctx, arm, body_yaw(ctx, SHOE) + math.pi / 2, 180.0)
+    point = site_position(ctx, shoe_grasp_site(SHOE))
+    yield from move_gc_to(ctx, arm, point + np.array([0.0, 0.0, HOVER_M]), order="xyz")
+    yield from move_gc_to(ctx, arm, point, order="z")
+    yield SetGripper("close", arm=arm, reason="expert: grasp the shoe")
 
 
 def put_down(
