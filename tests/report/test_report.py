@@ -22,7 +22,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from report_records import lookup, row, write_dir
+from report_records import lookup, row, write_dir, write_record
 
 from actloop.cli import main
 from actloop.records.table import write_episode_table
@@ -317,6 +317,27 @@ def test_an_undecodable_line_is_unreadable_and_the_rest_is_kept(
     assert main(["report", str(d), "--out", str(tmp_path / "o"), "--no-viewers"]) == 0
     assert "unreadable row" in (tmp_path / "o" / "report.md").read_text()
     assert f"note: left out an unreadable row: {d / 'results.jsonl'}:2: " in capsys.readouterr().out
+
+
+def test_a_record_dir_leading_outside_the_run_is_never_followed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    outside = write_record(tmp_path / "outside", row(CUBE, 1, 1, "fail"))
+    run = write_dir(tmp_path / "run", [row(CUBE, 4, 1, "fail")])
+    (run / "episodes" / "link").symlink_to(outside)
+    escaping = ["../outside", str(outside), "episodes/link"]  # up and out, absolute, a link out
+    rows = [{**row(CUBE, seed, 1, "fail"), "record_dir": where} for seed, where in enumerate(escaping, 1)]
+    write_dir(run, rows, records=False)
+    assert main(["report", str(run), "--out", str(tmp_path / "o")]) == 0
+    assert not (outside / "viewer.html").exists()
+    assert (run / "episodes" / f"{CUBE}__seed4__run1__active" / "viewer.html").is_file()
+    printed = capsys.readouterr().out
+    results = run.resolve() / "results.jsonl"
+    for line, where in enumerate(escaping, 2):
+        assert f"note: {results}:{line}: its record is left out: record_dir {where!r}" in printed
+    records = load_records([run])
+    assert {e.seed: e.record_dir is None for e in records.episodes} == {1: True, 2: True, 3: True, 4: False}
+    assert len(records.notes) == 3 and "left out" in (tmp_path / "o" / "report.md").read_text()
 
 
 def test_registry_lookup_and_fallbacks(tmp_path: Path) -> None:

@@ -68,6 +68,7 @@ def build_report(
             record_dirs[episode.task].append(episode.record_dir)
     tasks = resolve_tasks([e.task for e in records.episodes], lookup, budgets, record_dirs)
     analysis = analyse(records.episodes, tasks)
+    analysis.notes[:0] = records.notes
     tables = all_tables(analysis)
 
     out = Path(out_dir) if out_dir is not None else Path(directories[0]) / REPORT_DIR

@@ -8,13 +8,14 @@ rows are counted, never silently dropped.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
 from actloop.core.result import FAILURES, Condition, ResultRow
 from actloop.errors import RecordError
-from actloop.records.jsonl import RESULTS_FILE
+from actloop.records.jsonl import RESULTS_FILE, read_json_lines
+from actloop.records.paths import inside
 from actloop.records.results import deduplicate, read_results
 
 Status = Literal["completed", "infra_error", "error"]
@@ -67,12 +68,16 @@ class Records:
     """Rows replaced by another row of the same episode."""
     unreadable: list[str] = field(default_factory=list)
     """``file:line: problem`` for every row that could not be read."""
+    notes: list[str] = field(default_factory=list)
+    """``file:line: problem`` for every row whose record was left out (its ``record_dir`` leads outside
+    its output directory)."""
 
 
 def load_records(directories: list[Path]) -> Records:
     """Read ``results.jsonl`` of every directory; raises RecordError when one has none."""
     rows: list[tuple[ResultRow, Episode]] = []
     unreadable: list[str] = []
+    notes: list[str] = []
     sources = []
     for directory in directories:
         path = Path(directory) / RESULTS_FILE
@@ -82,13 +87,31 @@ def load_records(directories: list[Path]) -> Records:
         sources.append(source)
         found = read_results(source)
         unreadable += found.problems
-        rows += [(row, episode(row, source)) for row in found.rows]
+        for row in found.rows:
+            try:
+                rows.append((row, episode(row, source)))
+            except RecordError as err:
+                notes.append(f"{path}:{_line_of(path, row)}: its record is left out: record_dir {err}")
+                rows.append((row, episode(replace(row, record_dir=None), source)))
     chosen, superseded = deduplicate(rows, lambda pair: pair[0])
-    return Records([ep for _, ep in chosen], sources, superseded, unreadable)
+    return Records([ep for _, ep in chosen], sources, superseded, unreadable, notes)
+
+
+def _line_of(path: Path, row: ResultRow) -> int | str:
+    """The first line of ``path`` naming ``row``'s episode and record directory (``?`` if none does)."""
+    for number, value in read_json_lines(path)[0]:
+        named = value if isinstance(value, dict) else {}
+        if (named.get("task"), named.get("seed"), named.get("run"), named.get("record_dir")) == (
+            *row.episode,
+            row.record_dir,
+        ):
+            return number
+    return "?"
 
 
 def episode(row: ResultRow, source: Path) -> Episode:
-    """One result row as an :class:`Episode` of the output directory ``source``."""
+    """One result row as an :class:`Episode` of the output directory ``source``; a RecordError when its
+    ``record_dir`` leads outside ``source`` (see :func:`actloop.records.paths.inside`)."""
     scores = row.scores
     checkpoints = scores.get("checkpoints")
     return Episode(
@@ -104,7 +127,7 @@ def episode(row: ResultRow, source: Path) -> Episode:
         checkpoints={str(k): v is True for k, v in checkpoints.items()}
         if isinstance(checkpoints, dict)
         else {},
-        record_dir=(source / row.record_dir).resolve() if row.record_dir else None,
+        record_dir=inside(source, row.record_dir) if row.record_dir else None,
         duration_s=row.duration_s,
         error=row.error,
         source=source,
