@@ -56,6 +56,12 @@ def displacement_m(ctx: TaskContext, body: str) -> float:
     return fm.norm(ctx.world.body_position(body) - ctx.initial_positions[body])
 
 
+def tilt_deg(ctx: TaskContext, body: str) -> float:
+    """Angle between the body's z axis and the world's vertical, degrees: 0 upright, 180 upside down."""
+    up = float(ctx.world.body_rotation(body)[2, 2])
+    return math.degrees(math.acos(max(-1.0, min(1.0, up))))
+
+
 def touching(ctx: TaskContext, body_a: str, body_b: str) -> bool:
     """Physical contact between any geom of one body and any geom of the other."""
     return ctx.world.in_contact(body_geoms(ctx, body_a), body_geoms(ctx, body_b))

@@ -23,6 +23,7 @@ from actloop.suites.vabench.predicates import (
     lift_m,
     previously_lifted,
     site_position,
+    tilt_deg,
     touches_robot,
 )
 from actloop.suites.vabench.protocol.decisions import Arm, EnvAction, MoveWorld, SetGripper, Translation
@@ -85,12 +86,6 @@ def position_errors(ctx: TaskContext) -> tuple[float, float]:
 def heading_error_rad(ctx: TaskContext) -> float:
     """Signed angle from the goal heading to the toe's heading in the table plane."""
     return wrap(body_yaw(ctx, SHOE) - GOAL_YAW, 2 * math.pi)
-
-
-def tilt_deg(ctx: TaskContext) -> float:
-    """Angle between the shoe's up axis and the vertical."""
-    up = float(ctx.world.body_rotation(SHOE)[2, 2])
-    return math.degrees(math.acos(max(-1.0, min(1.0, up))))
 
 
 def resting_on_table(ctx: TaskContext) -> bool:
@@ -216,7 +211,7 @@ class PlaceShoe(Task):
             "x_error_mm": 1000.0 * ex,
             "y_error_mm": 1000.0 * ey,
             "heading_error_deg": math.degrees(heading_error_rad(ctx)),
-            "tilt_deg": tilt_deg(ctx),
+            "tilt_deg": tilt_deg(ctx, SHOE),
             "quaternion_max_error": quaternion_error(ctx),
             "lift_mm": 1000.0 * lift_m(ctx, SHOE),
         }

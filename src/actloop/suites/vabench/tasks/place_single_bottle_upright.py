@@ -18,6 +18,7 @@ from actloop.suites.vabench.predicates import (
     gripper_closed,
     previously_lifted,
     site_position,
+    tilt_deg,
     touches_robot,
     touching,
 )
@@ -36,6 +37,10 @@ from actloop.suites.vabench.tasks._grasping import (
 from actloop.suites.vabench.tasks._placing import PlacementTask
 
 XY_TOLERANCE_M = 0.04
+UPRIGHT_TILT_DEG = 10.0
+"""Hardened: the bottle's base-to-cap axis within this angle of straight up. A bottle standing on the pad
+leans less than 1° (the expert's on every verified seed); lying it is at 90°, on its cap at 180°."""
+UPRIGHT = "standing_upright_cap_up"
 RELEASE_GAP_M = 0.003
 """The expert lowers the bottle's base to this height above the pad before opening."""
 
@@ -52,9 +57,12 @@ class PlaceSingleBottleUpright(PlacementTask):
         x in [0.03, 0.09] m, y in [0.07, 0.13] m.
     Success conditions:
         Hardened: all of the paper's conditions below, ``object_clear_of_robot`` (the bottle touches no
-        robot geom) and ``confirmed_after_settle`` (``_placing.PlacementTask``: in a scratch copy of the
-        world the arm is put at home with the gripper open and the world simulated for 3 s; every
-        hardened condition must still hold, with bottle and pad at rest over the last 0.5 s).
+        robot geom), ``standing_upright_cap_up`` (the bottle's axis from base to cap within 10° of
+        straight up: the paper's height term cannot tell a bottle standing on its cap, whose centre is
+        as high, from one on its base) and ``confirmed_after_settle`` (``_placing.PlacementTask``: in a
+        scratch copy of the world the arm is put at home with the gripper open and the world simulated
+        for 3 s; every hardened condition must still hold, with bottle and pad at rest over the last
+        0.5 s).
         Paper (table 23, ``predicates.TargetPlacement``, x/y tolerance 40 mm):
         ``previously_lifted_50mm``: the bottle has been at least 50 mm above its start;
         ``x_error_le_40mm`` / ``y_error_le_40mm``: bottle centre within 40 mm of the pad centre on each
@@ -100,6 +108,9 @@ class PlaceSingleBottleUpright(PlacementTask):
     def paper_conditions(self, ctx: TaskContext) -> dict[str, bool]:
         return self.placement.conditions(ctx)
 
+    def state_conditions(self, ctx: TaskContext) -> dict[str, bool]:
+        return {**super().state_conditions(ctx), UPRIGHT: tilt_deg(ctx, "bottle") <= UPRIGHT_TILT_DEG}
+
     def checkpoints(self, ctx: TaskContext) -> dict[str, bool]:
         ex, ey, _ = self.placement.errors(ctx)
         on_target = touching(ctx, "bottle", "target")
@@ -114,7 +125,7 @@ class PlaceSingleBottleUpright(PlacementTask):
         }
 
     def metrics(self, ctx: TaskContext) -> dict[str, float]:
-        return self.placement.metrics(ctx)
+        return {**self.placement.metrics(ctx), "tilt_deg": tilt_deg(ctx, "bottle")}
 
     def expert(self, ctx: TaskContext) -> Iterator[EnvAction]:
         yield from grasp_from_above(ctx, site_position(ctx, "bottle_top_grasp"), heading=None)

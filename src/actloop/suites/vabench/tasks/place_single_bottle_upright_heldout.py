@@ -30,7 +30,8 @@ class PlaceSingleBottleUprightHeldout(PlaceSingleBottleUpright):
         orientation; pad centre x in [0.22, 0.28] m, y in [0.07, 0.13] m (unchanged). Seeds from 3000
         (disjoint from the base family's).
     Success conditions (the base family's; see ``place_single_bottle_upright.PlaceSingleBottleUpright``):
-        Hardened: the paper's conditions, ``object_clear_of_robot``, ``confirmed_after_settle``.
+        Hardened: the paper's conditions, ``object_clear_of_robot``, ``standing_upright_cap_up``,
+        ``confirmed_after_settle``.
         Paper (table 23, ``predicates.TargetPlacement``), with the paper's literal tolerances:
         ``previously_lifted_50mm``, ``x_error_le_40mm``, ``y_error_le_40mm``, ``height_error_le_35mm``
         (against the water bottle's upright rest height, unchanged), ``target_displacement_le_2mm``,
