@@ -45,12 +45,39 @@ def test_old_rows_read_with_defaults() -> None:
         ({**BASE, "seed": True}, "seed is True"),
         ({**BASE, "model": 3}, "model is 3, not a string"),
         ({**BASE, "schema": SCHEMA_VERSION + 1}, "newer than this actloop reads"),
+        ({**BASE, "schema": "2"}, "schema is '2', not a whole number"),
+        ({**BASE, "schema": True}, "schema is True, not a whole number"),
         ([1, 2], "not a JSON object"),
+        ({**BASE, "suite": 1}, "suite is 1, not a string"),
+        ({**BASE, "task": ""}, "no task"),
+        ({**BASE, "protocol": ["active"]}, r"protocol is \['active'\], not a string"),
+        ({**BASE, "summary": 0.5}, "summary is 0.5, not a string"),
+        ({**BASE, "success": "true"}, "success is 'true', not true or false"),
+        ({**BASE, "success": 1}, "success is 1, not true or false"),
+        ({**BASE, "steps": True}, "steps is True, not a whole number"),
+        ({**BASE, "steps": 2.0}, "steps is 2.0, not a whole number"),
+        ({**BASE, "budget": "50"}, "budget is '50', not a whole number"),
+        ({**BASE, "stop_reason": "sucess"}, "stop_reason is 'sucess', not one of success, budget"),
+        ({**BASE, "stop_reason": False}, "stop_reason is False, not a string"),
+        ({**BASE, "record_dir": 3}, "record_dir is 3, not a string"),
+        ({**BASE, "model_calls": False}, "model_calls is False, not a whole number"),
+        ({**BASE, "tokens": [1]}, r"tokens is \[1\], not an object"),
+        ({**BASE, "duration_s": "1.5"}, "duration_s is '1.5', not a number"),
+        ({**BASE, "duration_s": True}, "duration_s is True, not a number"),
+        ({**BASE, "error": 5}, "error is 5, not a string"),
+        ({**BASE, "error_kind": False}, "error_kind is False, not a string"),
     ],
 )
 def test_malformed_rows_say_which_field_is_wrong(data: Any, problem: str) -> None:
     with pytest.raises(RecordError, match=problem):
         ResultRow.from_json(data)
+
+
+def test_fields_of_the_right_type_read_as_written() -> None:
+    data = {**BASE, "success": True, "steps": 3, "budget": None, "duration_s": 2, "tokens": None}
+    row = ResultRow.from_json({**data, "error": None, "stop_reason": "success", "model_calls": 4})
+    assert (row.success, row.steps, row.budget, row.duration_s, row.tokens) == (True, 3, None, 2.0, {})
+    assert (row.error, row.stop_reason, row.model_calls) == (None, "success", 4)
 
 
 def test_suite_fields_may_not_shadow_shared_ones() -> None:

@@ -105,11 +105,12 @@ class ResultRow:
 
     @classmethod
     def from_json(cls, data: Any) -> ResultRow:
-        """Read one row; raises :class:`~actloop.errors.RecordError` saying which field is wrong."""
+        """Read one row; raises :class:`~actloop.errors.RecordError` naming the first field of the wrong
+        type (a flag must be true or false, a count a whole number, never a boolean)."""
         if not isinstance(data, dict):
             raise RecordError("the row is not a JSON object")
-        schema = data.get("schema", 1)
-        if not isinstance(schema, int) or isinstance(schema, bool) or schema > SCHEMA_VERSION:
+        schema = _integer(data, "schema", 1)
+        if schema > SCHEMA_VERSION:
             raise RecordError(f"schema {schema!r} is newer than this actloop reads ({SCHEMA_VERSION})")
         shared = {f.name for f in fields(cls)} - {"scores", "schema"}
         return cls(
@@ -120,15 +121,15 @@ class ResultRow:
             model=_text(data, "model"),
             protocol=_text(data, "protocol", "active"),
             summary=_text(data, "summary", NO_SUMMARY),
-            success=data.get("success") is True,
+            success=_field(data, "success", bool, "true or false", False),
             steps=_integer(data, "steps", 0),
             budget=_integer(data, "budget", None),
             stop_reason=_stop_reason(data),
             record_dir=_text(data, "record_dir", None),
             model_calls=_integer(data, "model_calls", 0),
-            tokens=dict(data["tokens"]) if isinstance(data.get("tokens"), dict) else {},
-            duration_s=_number(data, "duration_s"),
-            error=None if data.get("error") is None else str(data["error"]),
+            tokens=dict(_field(data, "tokens", dict, "an object", {})),
+            duration_s=float(_field(data, "duration_s", (int, float), "a number", 0.0)),
+            error=_text(data, "error", None),
             error_kind=_text(data, "error_kind", None),
             scores={k: v for k, v in data.items() if k not in shared and k != "schema"},
             schema=schema,
@@ -138,34 +139,30 @@ class ResultRow:
 _REQUIRED = object()
 
 
-def _text(data: dict[str, Any], name: str, default: Any = _REQUIRED) -> Any:
+def _field(data: dict[str, Any], name: str, kind: type | tuple[type, ...], what: str, default: Any) -> Any:
+    """``data[name]`` when it is a ``kind`` (a boolean only where ``kind`` is bool); ``default`` when it is
+    absent or null (an empty string too, for text); RecordError naming the field otherwise."""
     value = data.get(name)
-    if value is None or value == "":
+    if value is None or (value == "" and kind is str):
         if default is _REQUIRED:
             raise RecordError(f"the row has no {name}")
         return default
-    if not isinstance(value, str):
-        raise RecordError(f"{name} is {value!r}, not a string")
+    if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
+        raise RecordError(f"{name} is {value!r}, not {what}")
     return value
+
+
+def _text(data: dict[str, Any], name: str, default: Any = _REQUIRED) -> Any:
+    return _field(data, name, str, "a string", default)
 
 
 def _integer(data: dict[str, Any], name: str, default: Any = _REQUIRED) -> Any:
-    value = data.get(name)
-    if value is None:
-        if default is _REQUIRED:
-            raise RecordError(f"the row has no {name}")
-        return default
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise RecordError(f"{name} is {value!r}, not a whole number")
-    return value
-
-
-def _number(data: dict[str, Any], name: str) -> float:
-    value = data.get(name)
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0.0
+    return _field(data, name, int, "a whole number", default)
 
 
 def _stop_reason(data: dict[str, Any]) -> str:
     """Why the episode ended; a row without one counts as a harness ``error``."""
-    value = data.get("stop_reason")
-    return value if isinstance(value, str) and value else "error"
+    value = _text(data, "stop_reason", "error")
+    if value not in STOP_REASONS:
+        raise RecordError(f"stop_reason is {value!r}, not one of {', '.join(STOP_REASONS)}")
+    return str(value)
