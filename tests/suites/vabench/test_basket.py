@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pytest
@@ -29,6 +29,7 @@ from actloop.suites.vabench.seeds import load_manifest
 from actloop.suites.vabench.task import get_task
 from actloop.suites.vabench.tasks.grasp_single_cube import CUBE_HALF
 from actloop.suites.vabench.tasks.place_five_objects_in_basket import (
+    ABOVE_RIM_M,
     BASKET,
     BASKET_X,
     BASKET_Y,
@@ -39,6 +40,10 @@ from actloop.suites.vabench.tasks.place_five_objects_in_basket import (
     SKILLS,
     grasp_item,
     in_basket_name,
+    item_of,
+    lowest_z,
+    place_item,
+    rim_z,
 )
 
 TASK = "place_five_objects_in_basket"
@@ -261,6 +266,25 @@ def test_a_cube_released_beside_the_basket_is_out(make_env: MakeEnv) -> None:
     assert not evaluation.conditions["in_basket_red_cube"]
     assert not evaluation.paper_conditions["in_basket_red_cube"]
     assert not evaluation.checkpoints["in_basket_red_cube"]
+
+
+def test_a_pen_piled_on_two_stacked_cubes_is_above_the_basket(make_env: MakeEnv) -> None:
+    """The yellow cube set on the floor at the basket's centre, the red cube onto it (its lowest point
+    level with the rim: in), the pen across the red cube, 44 mm above the rim: out, though it rests on
+    objects that are in."""
+    env = make_env(TASK, SEED, render=False)
+    centre = {
+        body: replace(item_of(body), slot=(0.0, 0.0)) for body in ("yellow_cube", "red_cube", "blue_pen")
+    }
+    play(env, place_item(env.context, centre["yellow_cube"]))
+    play(env, place_item(env.context, centre["red_cube"], on="yellow_cube"))
+    play(env, place_item(env.context, centre["blue_pen"], on="red_cube"))
+    evaluation = env.evaluate()
+    rim = rim_z(env.context)
+    assert abs(lowest_z(env.context, "red_cube") - rim) < 0.003
+    assert lowest_z(env.context, "blue_pen") - rim > ABOVE_RIM_M
+    inside = {body: evaluation.conditions[in_basket_name(body)] for body in centre}
+    assert inside == {"yellow_cube": True, "red_cube": True, "blue_pen": False}
 
 
 def test_held_touching_the_robot_and_released_inside(make_env: MakeEnv) -> None:

@@ -46,6 +46,10 @@ FOOTPRINT_TOLERANCE_M = 0.001
 """How far a corner of an object may reach past the inner wall face (contact penetration) and still be in."""
 RIM_TOLERANCE_M = 0.005
 """Paper verdict: an object counts as inside when its lowest point is at least this far below the rim."""
+ABOVE_RIM_M = 0.02
+"""Hardened verdict: an object counts as inside only with its lowest point at most this far above the rim.
+An object resting on a bottle lying on the floor (its top 12 mm above the rim) is in; one on a cube
+stacked on a cube (44 mm above) or on the standing bottle (138 mm above) is not."""
 TRANSPORT_CLEARANCE_M = 0.09
 """The expert carries an object with its lowest point this far above the table: 40 mm over the rim and 28 mm
 over a lying bottle already in the basket."""
@@ -191,6 +195,16 @@ def lowest_z(ctx: TaskContext, body: str) -> float:
     return float(np.min(object_corners(ctx, body)[:, 2]))
 
 
+def highest_z(ctx: TaskContext, body: str) -> float:
+    """Height of the object's highest point (world z)."""
+    return float(np.max(object_corners(ctx, body)[:, 2]))
+
+
+def rim_z(ctx: TaskContext) -> float:
+    """Height of the basket's rim (world z)."""
+    return float(ctx.world.body_position(BASKET)[2]) + MODEL.wall_height
+
+
 def floor_top_z(ctx: TaskContext) -> float:
     return float(ctx.world.body_position(BASKET)[2]) + MODEL.floor_thickness
 
@@ -198,17 +212,24 @@ def floor_top_z(ctx: TaskContext) -> float:
 def objects_in_basket(ctx: TaskContext) -> dict[str, bool]:
     """Per object: it is in the basket (the hardened test).
 
-    An object is in when every corner of it lies over the inner floor, it touches neither the robot nor the
-    table, and it rests on the basket or on objects that are themselves in: the set grows from the objects
-    touching the basket through the objects touching those.
+    An object is in when every corner of it lies over the inner floor, its lowest point is at most
+    ``ABOVE_RIM_M`` above the rim, it touches neither the robot nor the table, and it rests on the basket
+    or on objects that are themselves in: the set grows from the objects touching the basket through the
+    objects touching those.
     """
     pairs = contact_pairs(ctx)
 
     def touch(a: str, b: str) -> bool:
         return frozenset((a, b)) in pairs
 
+    top = rim_z(ctx) + ABOVE_RIM_M
     candidates = {
-        b for b in OBJECTS if not touch(b, ROBOT) and not touch(b, WORLD) and within_footprint(ctx, b)
+        b
+        for b in OBJECTS
+        if not touch(b, ROBOT)
+        and not touch(b, WORLD)
+        and within_footprint(ctx, b)
+        and lowest_z(ctx, b) <= top
     }
     inside = {b for b in candidates if touch(b, BASKET)}
     grew = True
@@ -253,11 +274,13 @@ class PlaceFiveObjectsInBasket(Task):
         the right of the basket, x in [0.345, 0.37] m, y in [-0.01, 0.03] m.
     Success conditions:
         Hardened: ``in_basket_<object>`` for each of the five objects: every corner of the object lies
-        over the basket's inner floor (1 mm tolerance), it touches neither the robot nor the table, and it
-        rests on the basket or on objects that are themselves in the basket (so it is not held, not
-        balanced on the rim and not propped on the table); ``confirmed_after_settle``: with all five in,
-        a scratch copy of the world with the arm put at home and the gripper open still has all five in
-        after 3 s, every object and the basket at rest over the last 0.5 s.
+        over the basket's inner floor (1 mm tolerance), its lowest point is at most 20 mm above the rim
+        (on the floor, or on contents lying on it, not piled high above the basket), it touches neither
+        the robot nor the table, and it rests on the basket or on objects that are themselves in the
+        basket (so it is not held, not balanced on the rim and not propped on the table);
+        ``confirmed_after_settle``: with all five in, a scratch copy of the world with the arm put at
+        home and the gripper open still has all five in after 3 s, every object and the basket at rest
+        over the last 0.5 s.
         Paper (the seed states only "all five objects in the basket"; read as table 23 reads a
         container): ``in_basket_<object>`` for each object: its centre lies over the basket's inner floor
         and its lowest point at least 5 mm below the rim; ``gripper_open``: the right gripper is commanded
@@ -319,7 +342,7 @@ class PlaceFiveObjectsInBasket(Task):
         return {in_basket_name(b): ok for b, ok in objects_in_basket(ctx).items()}
 
     def paper_conditions(self, ctx: TaskContext) -> dict[str, bool]:
-        rim = float(ctx.world.body_position(BASKET)[2]) + MODEL.wall_height
+        rim = rim_z(ctx)
         conditions = {}
         for b in OBJECTS:
             centre = in_basket_frame(ctx, ctx.world.body_position(b)[None, :])[0]
@@ -353,20 +376,22 @@ class PlaceFiveObjectsInBasket(Task):
 
     def skill_expert(self, ctx: TaskContext, skill: str) -> Iterator[EnvAction]:
         """One atomic skill on its own: the skill's object into its slot in the basket."""
-        yield from place_item(ctx, _item(SKILLS[skill]))
+        yield from place_item(ctx, item_of(SKILLS[skill]))
 
     def skill_done(self, ctx: TaskContext, skill: str) -> bool:
         """The skill's object is in the basket."""
         return objects_in_basket(ctx)[SKILLS[skill]]
 
 
-def _item(body: str) -> Item:
+def item_of(body: str) -> Item:
+    """The item whose object is ``body``."""
     return next(item for item in ITEMS if item.body == body)
 
 
-def place_item(ctx: TaskContext, item: Item) -> Iterator[EnvAction]:
+def place_item(ctx: TaskContext, item: Item, on: str | None = None) -> Iterator[EnvAction]:
     """Grasp ``item`` from above as its atomic skill does, carry it over the basket, turn it square to the
-    basket, lower it onto the floor at its slot, let go and raise the open gripper."""
+    basket, lower it onto the floor at its slot (or, with ``on``, centred onto the top of that object),
+    let go and raise the open gripper."""
     yield from grasp_item(ctx, item)
     lift_by = TABLE_TOP_Z + TRANSPORT_CLEARANCE_M - lowest_z(ctx, item.body)
     yield from move_gc_to(ctx, "right", _gc(ctx) + np.array([0.0, 0.0, lift_by]), order="z")
@@ -379,10 +404,13 @@ def place_item(ctx: TaskContext, item: Item) -> Iterator[EnvAction]:
     slot = ctx.world.body_position(BASKET) + fm.matvec(
         ctx.world.body_rotation(BASKET), np.array([item.slot[0], item.slot[1], 0.0])
     )
+    if on is not None:
+        slot = ctx.world.body_position(on)
     for _ in range(2):  # the second pass corrects any drift of the object in the grasp
         offset = slot - ctx.world.body_position(item.body)
         yield from move_gc_to(ctx, "right", _gc(ctx) + np.array([offset[0], offset[1], 0.0]), order="xy")
-    drop = floor_top_z(ctx) + RELEASE_CLEARANCE_M - lowest_z(ctx, item.body)
+    support = floor_top_z(ctx) if on is None else highest_z(ctx, on)
+    drop = support + RELEASE_CLEARANCE_M - lowest_z(ctx, item.body)
     yield from move_gc_to(ctx, "right", _gc(ctx) + np.array([0.0, 0.0, drop]), order="z")
     yield SetGripper("open", reason="expert: release")
     yield from move_gc_to(ctx, "right", _gc(ctx) + np.array([0.0, 0.0, RETREAT_MM / 1000]), order="z")
