@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 from actloop.core.result import ResultRow
+from actloop.core.text import readable, write_text
 from actloop.records.jsonl import RESULTS_FILE, json_line, read_json_lines, read_lines
 from actloop.records.results import read_results, write_result
 
@@ -42,7 +43,19 @@ def test_undecodable_and_torn_lines_are_reported_and_the_rest_kept(tmp_path: Pat
     values, unreadable = read_json_lines(path)
     assert values == [(1, {"a": "line\u2028separator"}), (4, [2]), (5, {"c": 3})]
     assert len(unreadable) == 2
-    assert unreadable[0].startswith(f"{path}:2: ") and "utf-8" in unreadable[0]
-    assert unreadable[1].startswith(f"{path}:6: ")
+    assert unreadable[0].startswith(f"{path}:2: unreadable line, not text (") and "utf-8" in unreadable[0]
+    assert unreadable[1] == (
+        f"{path}:6: unreadable line, cut off without a line end, so the file is incomplete: "
+        "not JSON (Expecting value: column 7)"
+    )
     assert read_lines(path) == [{"a": "line\u2028separator"}, {"c": 3}]
     assert read_lines(tmp_path / "missing.jsonl") == []
+
+
+def test_rendered_text_shows_a_lone_surrogate_as_the_replacement_character(tmp_path: Path) -> None:
+    assert readable(ODD) == ODD.replace("\ud800", "\ufffd").replace("\udfff", "\ufffd").replace(
+        "\ud83d\ude00", "😀"
+    )
+    assert readable(READABLE) is READABLE
+    path = write_text(tmp_path / "page.html", ODD)
+    assert path.read_bytes().decode("utf-8") == readable(ODD)

@@ -51,6 +51,23 @@ def test_a_tampered_decision_is_reported_at_its_step(record: Path, tmp_path: Pat
     assert main(["replay", str(copy)]) == 1
 
 
+def test_a_record_cut_off_mid_line_is_replayed_as_incomplete_at_that_line(
+    record: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    copy = tmp_path / "torn"
+    copy.mkdir()
+    lines = (record / "events.jsonl").read_bytes().rstrip(b"\n").split(b"\n")
+    (copy / "events.jsonl").write_bytes(b"\n".join([*lines[:-1], lines[-1][:40]]))  # episode_end cut off
+    check = reexecute(copy)
+    torn = f"{copy / 'events.jsonl'}:{len(lines)}: unreadable line, cut off without a line end"
+    assert not check.reproduced and check.differences == [] and check.replayed_success is True
+    assert len(check.unreadable) == 1 and check.unreadable[0].startswith(torn)
+    assert main(["replay", str(copy)]) == 1
+    printed = capsys.readouterr().out
+    assert f"incomplete record {copy}: " in printed and f"  {torn}" in printed and "differs" not in printed
+    assert "final success: not recorded (no episode_end event), replayed True" in printed
+
+
 def test_a_directory_without_a_record_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(RecordError, match="episode record directory"):
         reexecute(tmp_path)

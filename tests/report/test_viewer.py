@@ -7,8 +7,11 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
-from report_records import row, write_record
+import pytest
+from report_records import lookup, row, write_dir, write_record
 
+from actloop.cli import main
+from actloop.report import build_report
 from actloop.viewer import episode_data, write_viewer
 from actloop.viewer.page import render_viewer
 
@@ -41,7 +44,10 @@ def test_episode_data_drops_unsafe_frame_paths_and_survives_a_torn_last_line(tmp
     events.write_text("\n".join(lines) + '\n{"type": "obs')
     data = episode_data(record)
     assert [f["path"] for f in data["steps"][0]["frames"]] == ["frames/step000_active.png", None, None]
-    assert data["unreadable_lines"] == 1
+    assert data["unreadable_lines"] == [
+        f"{events}:4: unreadable line, cut off without a line end, so the file is incomplete: "
+        "not JSON (Unterminated string starting at: column 10)"
+    ]
     assert data["result"]["stop_reason"] == "budget"  # from episode_end when result.json is gone
 
 
@@ -127,3 +133,68 @@ def test_extra_panels_show_tables_notes_and_step_links_as_text(browser: Any, tmp
     assert page.text_content("#step-number") == "3"
     page.close()
     assert 'id="panel-data"' not in write_viewer(record).read_text()  # no panels: no block
+
+
+def _damaged_run(tmp_path: Path) -> tuple[Path, Path]:
+    """A run of one episode whose model reply holds a lone surrogate (escaped in the record, as the
+    recorder writes it), whose third event line is not UTF-8 and whose last line was cut off."""
+    run = write_dir(tmp_path / "run", [row("grasp_single_cube", 1, 1, "fail")])
+    events = run / "episodes" / "grasp_single_cube__seed1__run1__active" / "events.jsonl"
+    lines = events.read_bytes().splitlines()
+    reply = json.loads(lines[2])
+    assert reply["type"] == "model_output"
+    reply["data"]["text"] = "I see \ud800 a cube"
+    lines[2] = json.dumps(reply).encode()
+    assert b"\\ud800" in lines[2]
+    lines.insert(3, b'{"type": "caf\xe9"}')
+    events.write_bytes(b"\n".join(lines) + b'\n{"type": "env_step", "data": {"st')
+    return run, events
+
+
+def test_view_and_report_name_each_unreadable_event_line_and_render_a_lone_surrogate(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run, events = _damaged_run(tmp_path)
+    last = len(events.read_bytes().split(b"\n"))
+    assert main(["view", str(events.parent)]) == 0
+    printed = capsys.readouterr().out
+    assert f"note: left out of the viewer: {events}:4: unreadable line, not text ('utf-8' codec" in printed
+    torn = f"{events}:{last}: unreadable line, cut off without a line end, so the file is incomplete"
+    assert f"note: left out of the viewer: {torn}" in printed
+    page = (events.parent / "viewer.html").read_bytes().decode("utf-8")  # strictly valid UTF-8
+    assert "I see \ufffd a cube" in page and torn in page
+
+    report = build_report([run], tmp_path / "report", lookup=lookup)
+    assert list(report.viewers.values()) == [events.parent / "viewer.html"]
+    assert not [note for note in report.analysis.notes if note.startswith("no viewer")]
+    assert any(note.startswith(f"left out of a viewer: {torn}: not JSON") for note in report.analysis.notes)
+    assert main(["report", str(run), "--out", str(tmp_path / "cli")]) == 0
+    assert f"note: left out of a viewer: {events}:4: " in capsys.readouterr().out
+
+
+def test_the_viewer_page_names_unreadable_lines_and_shows_a_lone_surrogate(
+    browser: Any, tmp_path: Path
+) -> None:
+    _, events = _damaged_run(tmp_path)
+    page = browser.new_page()
+    problems: list[str] = []
+    page.on("pageerror", lambda err: problems.append(str(err)))
+    page.goto(write_viewer(events.parent).as_uri())
+    shown = page.text_content("#unreadable") or ""
+    assert f"left out of this viewer: {events}:4: unreadable line" in shown and "cut off" in shown
+    assert "I see \ufffd a cube" in (page.text_content("#turns") or "")
+    assert problems == []
+    page.close()
+
+
+def test_a_viewer_file_linked_out_of_the_record_is_replaced_not_written_through(tmp_path: Path) -> None:
+    record = write_record(tmp_path / "ep", row("grasp_single_cube", 1, 1, "fail"))
+    elsewhere = tmp_path / "elsewhere.html"
+    elsewhere.write_text("kept")
+    (record / "viewer.html").symlink_to(elsewhere)
+    viewer = write_viewer(record)
+    assert (
+        elsewhere.read_text() == "kept"
+        and not viewer.is_symlink()
+        and "<!DOCTYPE html>" in viewer.read_text()
+    )

@@ -13,6 +13,7 @@ from rich.text import Text
 
 from actloop.core.result import ResultRow
 from actloop.core.suite import suites
+from actloop.core.text import readable
 from actloop.errors import ConfigError
 
 # Wide enough for the results table when output goes to a file or CI log.
@@ -26,11 +27,11 @@ TASKS_HELP = (
 
 def say(line: str) -> None:
     """Print a plain line (no markup: paths and model output may contain brackets)."""
-    console.print(line, markup=False, highlight=False, soft_wrap=True)
+    console.print(readable(line), markup=False, highlight=False, soft_wrap=True)
 
 
 def error_line(message: str) -> None:
-    console.print(Text.assemble(("error: ", "red"), message), highlight=False)
+    console.print(Text.assemble(("error: ", "red"), readable(message)), highlight=False)
 
 
 def positive_int(text: str) -> int:

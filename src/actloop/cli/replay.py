@@ -6,7 +6,9 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from actloop.cli.common import console
+from rich.text import Text
+
+from actloop.cli.common import console, say
 from actloop.core.suite import get_suite
 from actloop.records.recorder import episode_suite
 
@@ -26,14 +28,15 @@ def command(args: argparse.Namespace) -> int:
             f"max pose deviation {check.max_deviation.text()}"
         )
         if check.reproduced:
-            console.print(f"[green]reproduced[/green] {record_dir}: {summary}")
+            console.print(Text.assemble(("reproduced", "green"), f" {record_dir}: {summary}"), soft_wrap=True)
             continue
         failures += 1
-        console.print(f"[red]differs[/red] {record_dir}: {summary}")
-        for line in check.differences:
-            console.print(f"  {line}")
-        if check.recorded_success != check.replayed_success:
-            console.print(
-                f"  final success: recorded {check.recorded_success}, replayed {check.replayed_success}"
-            )
+        verdict = "incomplete record" if check.unreadable else "differs"
+        console.print(Text.assemble((verdict, "red"), f" {record_dir}: {summary}"), soft_wrap=True)
+        for line in [*check.unreadable, *check.differences]:
+            say(f"  {line}")
+        if check.recorded_success is None:
+            say(f"  final success: not recorded (no episode_end event), replayed {check.replayed_success}")
+        elif check.recorded_success != check.replayed_success:
+            say(f"  final success: recorded {check.recorded_success}, replayed {check.replayed_success}")
     return 1 if failures else 0

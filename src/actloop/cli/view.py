@@ -18,10 +18,13 @@ def add_parser(sub: Any) -> None:
 
 
 def command(args: argparse.Namespace) -> int:
-    from actloop.viewer import write_viewer
+    from actloop.viewer import episode_data, write_viewer
 
     read_start(args.record_dir)  # fails clearly when it is not an episode record
-    say(str(write_viewer(args.record_dir)))
+    data = episode_data(args.record_dir)
+    for line in data["unreadable_lines"]:
+        say(f"note: left out of the viewer: {line}")
+    say(str(write_viewer(args.record_dir, data=data)))
     if args.mp4:
         from actloop.viewer.video import write_episode_video
 

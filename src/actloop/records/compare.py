@@ -119,6 +119,9 @@ class ReplayCheck:
     bitwise: bool = False
     steps: int = 0
     differences: list[str] = field(default_factory=list)
+    unreadable: list[str] = field(default_factory=list)
+    """``events.jsonl:line: why`` for every line of the record that could not be read: the record is
+    incomplete or damaged, so it cannot count as reproduced."""
     max_deviation: PoseDeviation = field(default_factory=PoseDeviation)
     recorded_success: bool | None = None
     replayed_success: bool | None = None
@@ -126,7 +129,7 @@ class ReplayCheck:
 
     @property
     def reproduced(self) -> bool:
-        return not self.differences and self.recorded_success == self.replayed_success
+        return not (self.differences or self.unreadable) and self.recorded_success == self.replayed_success
 
     @property
     def mode(self) -> str:

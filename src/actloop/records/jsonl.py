@@ -57,20 +57,34 @@ def append_line(path: Path, obj: Any) -> None:
 
 def read_json_lines(path: Path) -> tuple[list[tuple[int, Any]], list[str]]:
     """``(line number, decoded value)`` for every readable non-blank line of ``path``, and
-    ``path:line: problem`` for every line that is not UTF-8 JSON (e.g. one a killed writer left torn).
+    ``path:line: why`` for every line that is not UTF-8 JSON (see :func:`line_problem`).
 
     Only ``\\n`` ends a line: other Unicode line breaks may appear unescaped inside JSON strings.
     """
     values: list[tuple[int, Any]] = []
     unreadable: list[str] = []
-    for number, line in enumerate(path.read_bytes().split(b"\n"), start=1):
+    lines = path.read_bytes().split(b"\n")
+    for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         try:
             values.append((number, json.loads(line.decode("utf-8"))))
         except (ValueError, RecursionError) as err:  # ValueError covers UnicodeDecodeError and JSON errors
-            unreadable.append(f"{path}:{number}: {err}")
+            unreadable.append(line_problem(path, number, err, torn=number == len(lines)))
     return values, unreadable
+
+
+def line_problem(path: Path, number: int, err: Exception, torn: bool = False) -> str:
+    """``path:number: why`` for a line that could not be read; ``torn``: it is the last line and has no
+    line end, so its writer stopped mid-line (a crash or a kill) and the file is incomplete."""
+    if isinstance(err, json.JSONDecodeError):
+        why = f"not JSON ({err.msg}: column {err.colno})"
+    elif isinstance(err, RecursionError):
+        why = "not JSON this reader accepts (nested too deeply)"
+    else:
+        why = f"not text ({err})"
+    cut = "cut off without a line end, so the file is incomplete: " if torn else ""
+    return f"{path}:{number}: unreadable line, {cut}{why}"
 
 
 def read_lines(path: Path) -> list[dict[str, Any]]:

@@ -17,7 +17,7 @@ from typing import Any, Literal
 from actloop.core.frames import Frame
 from actloop.core.result import DEFAULT_SUITE
 from actloop.errors import RecordError
-from actloop.records.jsonl import json_line, json_text, read_json_lines, write_all
+from actloop.records.jsonl import json_line, json_text, line_problem, read_json_lines, write_all
 
 EventType = Literal[
     "episode_start",
@@ -102,15 +102,21 @@ class EpisodeRecorder:
         self.close()
 
 
-def read_events(record_dir: Path) -> tuple[list[dict[str, Any]], int]:
-    """A record's events in order, and how many lines were unreadable (e.g. a crashed episode's
-    half-written last line); raises RecordError when ``record_dir`` holds no record."""
+def read_events(record_dir: Path) -> tuple[list[dict[str, Any]], list[str]]:
+    """A record's events in order, and ``events.jsonl:line: why`` for every line left out (unreadable,
+    e.g. the cut-off last line of a crashed episode, or not an event); raises RecordError when
+    ``record_dir`` holds no record."""
     path = record_dir / EVENTS_FILE
     if not path.is_file():
         raise _no_record(record_dir)
-    values, unreadable = read_json_lines(path)
-    events = [event for _, event in values if isinstance(event, dict)]
-    return events, len(unreadable) + len(values) - len(events)
+    values, problems = read_json_lines(path)
+    events = []
+    for number, event in values:
+        if isinstance(event, dict) and isinstance(event.get("type"), str):
+            events.append(event)
+        else:
+            problems.append(f"{path}:{number}: not an event (a JSON object with a type)")
+    return events, problems
 
 
 def read_start(record_dir: Path) -> dict[str, Any]:
@@ -123,8 +129,8 @@ def read_start(record_dir: Path) -> dict[str, Any]:
         raise RecordError(
             f"{record_dir} holds no {EVENTS_FILE}: is it an episode record directory?"
         ) from None
-    except ValueError as err:
-        raise RecordError(f"{path}: the first event is unreadable: {err}") from None
+    except (ValueError, RecursionError) as err:
+        raise RecordError(f"{line_problem(path, 1, err)}: the record has no readable episode_start") from None
     data = first.get("data") if isinstance(first, dict) and first.get("type") == "episode_start" else None
     if not isinstance(data, dict):
         raise RecordError(f"{path} does not start with an episode_start event")

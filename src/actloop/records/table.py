@@ -12,6 +12,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from actloop.core.text import readable
 from actloop.errors import RecordError
 from actloop.records.results import deduplicate, read_results
 
@@ -47,6 +48,5 @@ def write_episode_table(out_dirs: list[Path], path: Path) -> int:
 
 
 def _utf8_json_line(row: dict[str, Any]) -> str:
-    """``row`` as one JSON line that DuckDB accepts: surrogate pairs joined, lone surrogates replaced."""
-    text = json.dumps(row, ensure_ascii=False) + "\n"
-    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+    """``row`` as one JSON line that DuckDB accepts (:func:`~actloop.core.text.readable`)."""
+    return readable(json.dumps(row, ensure_ascii=False) + "\n")

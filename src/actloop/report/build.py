@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from actloop.core.suite import suites
+from actloop.core.text import write_text
 from actloop.errors import ConfigError, RecordError
 from actloop.records.recorder import EVENTS_FILE
 from actloop.report.analysis import Analysis, analyse
@@ -15,7 +16,7 @@ from actloop.report.records import EpisodeKey, Records, load_records
 from actloop.report.tables import Table, all_tables
 from actloop.report.tasks import TaskLookup, registry_lookup, resolve_tasks
 from actloop.report.text import markdown_table, write_csv
-from actloop.viewer import write_viewer
+from actloop.viewer import episode_data, write_viewer
 from actloop.viewer.page import Panel
 
 REPORT_DIR = "report"
@@ -75,12 +76,9 @@ def build_report(
     out.mkdir(parents=True, exist_ok=True)
     written = write_viewers(records, analysis) if viewers else {}
     markdown = render_markdown(records, analysis, tables)
-    files = [out / MARKDOWN_FILE]
-    files[0].write_text(markdown, encoding="utf-8")
+    files = [write_text(out / MARKDOWN_FILE, markdown)]
     files += [write_csv(table, out) for table in tables]
-    html = out / HTML_FILE
-    html.write_text(render_page(records, analysis, tables, out.resolve(), written), encoding="utf-8")
-    files.append(html)
+    files.append(write_text(out / HTML_FILE, render_page(records, analysis, tables, out.resolve(), written)))
     return Report(out, records, analysis, tables, markdown, files, written)
 
 
@@ -96,10 +94,13 @@ def write_viewers(records: Records, analysis: Analysis) -> dict[EpisodeKey, Path
             suite = suites().get(episode.suite)
             panels[source] = suite.viewer_panels(episode.source) if suite else {}
         try:
+            data = episode_data(episode.record_dir)
             extra = panels[source].get(episode.record_dir.name)
-            written[episode.key] = write_viewer(episode.record_dir, extra)
-        except (OSError, ValueError) as err:
+            written[episode.key] = write_viewer(episode.record_dir, extra, data)
+        except (OSError, ValueError, RecordError) as err:
             analysis.notes.append(f"no viewer for {episode.record_dir}: {err}")
+            continue
+        analysis.notes += [f"left out of a viewer: {line}" for line in data["unreadable_lines"]]
     return written
 
 

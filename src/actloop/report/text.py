@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import csv
+import io
 from pathlib import Path
 
+from actloop.core.text import write_text
 from actloop.report.tables import Table
 
 
@@ -29,11 +31,11 @@ def write_csv(table: Table, directory: Path) -> Path:
     fields: list[str] = []
     for record in table.records:
         fields += [k for k in record if k not in fields]
-    with path.open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.DictWriter(handle, fieldnames=fields or ["empty"])
-        writer.writeheader()
-        writer.writerows(table.records)
-    return path
+    text = io.StringIO()
+    writer = csv.DictWriter(text, fieldnames=fields or ["empty"])
+    writer.writeheader()
+    writer.writerows(table.records)
+    return write_text(path, text.getvalue())
 
 
 def _md_row(cells: list[str]) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from actloop.core.text import write_text
 from actloop.viewer.assets import STEP_HTML, render_page
 from actloop.viewer.steps import episode_data
 
@@ -20,6 +21,7 @@ BODY = (
 <header>
   <h1 id="title"></h1>
   <div id="meta" class="muted"></div>
+  <div id="unreadable"></div>
   <div id="instruction"></div>
 </header>
 <nav>
@@ -58,8 +60,10 @@ SCRIPT = r"""
     byId("title").textContent = (ep.task || result.task || "episode") + " · seed " +
       fmt(ep.seed ?? result.seed) + " · run " + fmt(ep.run ?? result.run);
     byId("meta").textContent = "model " + fmt(ep.model ?? result.model) + " · protocol " +
-      fmt(ep.protocol ?? result.protocol) + " · budget " + fmt(data.budget ?? result.budget) +
-      (data.unreadable_lines ? " · " + data.unreadable_lines + " unreadable event line(s)" : "");
+      fmt(ep.protocol ?? result.protocol) + " · budget " + fmt(data.budget ?? result.budget);
+    for (const line of data.unreadable_lines || []) {
+      byId("unreadable").append(el("div", "no", "left out of this viewer: " + line));
+    }
     byId("instruction").textContent = data.instruction ? "Instruction: " + data.instruction : "";
     const box = byId("result");
     if (!data.result) {
@@ -155,9 +159,11 @@ def render_viewer(data: dict[str, Any], panels: list[Panel] | None = None) -> st
     return render_page(title, "", BODY, SCRIPT, blocks)
 
 
-def write_viewer(record_dir: Path, panels: list[Panel] | None = None) -> Path:
-    """Write ``record_dir/viewer.html`` from the record (and ``panels``) and return its path."""
+def write_viewer(
+    record_dir: Path, panels: list[Panel] | None = None, data: dict[str, Any] | None = None
+) -> Path:
+    """Write ``record_dir/viewer.html`` from the record (or its :func:`episode_data` when given) and
+    ``panels``, and return its path."""
     record_dir = Path(record_dir)
-    path = record_dir / VIEWER_FILE
-    path.write_text(render_viewer(episode_data(record_dir), panels), encoding="utf-8")
-    return path
+    page = render_viewer(episode_data(record_dir) if data is None else data, panels)
+    return write_text(record_dir / VIEWER_FILE, page)

@@ -11,13 +11,16 @@ import json
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from actloop.errors import RecordError
+from actloop.records.paths import inside
 from actloop.records.recorder import RESULT_FILE, read_events
 
 TURN_EVENTS = ("model_output", "decision", "decision_rejected", "tool_result", "context_compacted")
 
 
 def episode_data(record_dir: Path) -> dict[str, Any]:
-    """Everything the viewer shows, JSON-ready; raises RecordError without ``events.jsonl``."""
+    """Everything the viewer shows, JSON-ready (``unreadable_lines``: ``events.jsonl:line: why`` for every
+    line left out); raises RecordError without ``events.jsonl``."""
     events, unreadable = read_events(record_dir)
     start: dict[str, Any] = {}
     end: dict[str, Any] | None = None
@@ -80,14 +83,15 @@ def _result(record_dir: Path, end: dict[str, Any] | None) -> dict[str, Any] | No
 
 
 def _frame(record_dir: Path, frame: dict[str, Any]) -> dict[str, Any]:
-    """A recorded frame with its path kept only when it is a plain relative path inside the record."""
+    """A recorded frame with its path kept only when it is a plain relative path that stays inside the
+    record (links followed)."""
     raw = frame.get("path")
     path = raw if isinstance(raw, str) and safe_relative(raw) else None
-    return {
-        "view": str(frame.get("view", "")),
-        "path": path,
-        "exists": path is not None and (record_dir / path).is_file(),
-    }
+    try:
+        file = None if path is None else inside(record_dir, path)
+    except RecordError:
+        path = file = None
+    return {"view": str(frame.get("view", "")), "path": path, "exists": file is not None and file.is_file()}
 
 
 def safe_relative(path: str) -> bool:

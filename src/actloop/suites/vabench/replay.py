@@ -67,12 +67,13 @@ def _step_differences(recorded: dict[str, Any], result: Transition, bitwise: boo
 
 def reexecute(record_dir: Path) -> ReplayCheck:
     """Replay the recorded decisions on a fresh environment and compare every step to the end."""
-    events = read_events(record_dir)[0]
+    events, unreadable = read_events(record_dir)
     start = next((e["data"] for e in events if e["type"] == "episode_start"), None)
     if start is None:
         raise RecordError(f"{record_dir / EVENTS_FILE} has no episode_start event")
     end = next((e["data"] for e in events if e["type"] == "episode_end"), None)
     check = ReplayCheck(record_dir, recorded_success=None if end is None else bool(end["success"]))
+    check.unreadable = unreadable
     factory = LEGACY_FACTORIES.get(start["env_factory"], start["env_factory"])
     env = resolve_factory(factory)(**start["env_kwargs"])
     try:
