@@ -20,6 +20,8 @@ from actloop.suites.vabench.task import get_task
 from actloop.suites.vabench.tasks._dual_arm import move_gcs_to
 from actloop.suites.vabench.tasks._grasping import body_yaw
 from actloop.suites.vabench.tasks.lift_pot import (
+    LEVEL,
+    LEVEL_TILT_DEG,
     POT,
     YAW_LIMIT_RAD,
     handle_point,
@@ -78,7 +80,15 @@ def test_one_arm_alone_cannot_lift_the_pot_level(make_env: MakeEnv) -> None:
     evaluation = lifted.evaluation
     assert evaluation.metrics["tilt_deg"] > 37
     assert unmet(evaluation.paper_conditions) == [Z, TCP["left"], UPRIGHT]
-    assert unmet(evaluation.conditions) == [Z, TCP["left"], UPRIGHT, HELD["left"], SUPPORTED, CONFIRMED]
+    assert unmet(evaluation.conditions) == [
+        Z,
+        TCP["left"],
+        UPRIGHT,
+        HELD["left"],
+        SUPPORTED,
+        LEVEL,
+        CONFIRMED,
+    ]
     assert evaluation.checkpoints["right_at_handle"] and not evaluation.checkpoints["both_grasped"]
 
 
@@ -96,6 +106,33 @@ def test_a_lift_of_only_5cm_is_too_low_and_more_lifting_succeeds(make_env: MakeE
     assert high.evaluation.success and high.done
 
 
+@pytest.mark.parametrize(
+    ("seed", "together_mm", "ahead_mm", "level"),
+    [
+        (TAB_SEED, 80.0, 20.0, True),
+        (TAB_SEED, 75.0, 25.0, False),
+        (ROD_SEED, 75.0, 25.0, False),
+        (TAB_SEED, 60.0, 60.0, False),
+    ],
+)
+def test_a_lift_with_one_arm_ahead_is_level_only_once_the_other_catches_up(
+    make_env: MakeEnv, seed: int, together_mm: float, ahead_mm: float, level: bool
+) -> None:
+    """Both handles held and lifted ``together_mm``, then the right arm ``ahead_mm`` further, which brings
+    the base past 80 mm: the paper's 0.8 upright dot accepts every such tilt (up to 15°), ours up to 5°."""
+    env = _env(make_env, seed)
+    play(env, reach_handles(env.context, ("left", "right")))
+    play(env, [SetGripper("close", arm="both")])
+    play(env, lift_together(together_mm))
+    tilted = play(env, [MoveWorld(Translation("z", "+", ahead_mm), arm="right")]).evaluation
+    assert tilted.paper_success and tilted.success == level
+    if not level:
+        assert tilted.metrics["tilt_deg"] > LEVEL_TILT_DEG
+        assert unmet(tilted.conditions) == [LEVEL, CONFIRMED]
+        caught_up = play(env, [MoveWorld(Translation("z", "+", ahead_mm), arm="left")])
+        assert caught_up.evaluation.success and caught_up.done
+
+
 def test_a_lift_with_the_left_gripper_left_open_tips_the_pot(make_env: MakeEnv) -> None:
     env = _env(make_env)
     play(env, reach_handles(env.context, ("left", "right")))
@@ -104,7 +141,15 @@ def test_a_lift_with_the_left_gripper_left_open_tips_the_pot(make_env: MakeEnv) 
     evaluation = lifted.evaluation
     assert evaluation.checkpoints["left_at_handle"] and not evaluation.checkpoints["both_grasped"]
     assert unmet(evaluation.paper_conditions) == [Z, TCP["left"], UPRIGHT]
-    assert unmet(evaluation.conditions) == [Z, TCP["left"], UPRIGHT, HELD["left"], SUPPORTED, CONFIRMED]
+    assert unmet(evaluation.conditions) == [
+        Z,
+        TCP["left"],
+        UPRIGHT,
+        HELD["left"],
+        SUPPORTED,
+        LEVEL,
+        CONFIRMED,
+    ]
 
 
 def test_a_grasp_on_the_rim_beside_the_handle_does_not_hold_the_pot(make_env: MakeEnv) -> None:
@@ -128,7 +173,15 @@ def test_a_grasp_on_the_rim_beside_the_handle_does_not_hold_the_pot(make_env: Ma
     lifted = play(env, lift_together(120.0))
     evaluation = lifted.evaluation
     assert unmet(evaluation.paper_conditions) == [Z, TCP["right"], UPRIGHT]
-    assert unmet(evaluation.conditions) == [Z, TCP["right"], UPRIGHT, HELD["right"], SUPPORTED, CONFIRMED]
+    assert unmet(evaluation.conditions) == [
+        Z,
+        TCP["right"],
+        UPRIGHT,
+        HELD["right"],
+        SUPPORTED,
+        LEVEL,
+        CONFIRMED,
+    ]
 
 
 @pytest.mark.parametrize("seed", [TAB_SEED, ROD_SEED])

@@ -11,7 +11,7 @@ import numpy as np
 from actloop.sim.assets.pot import POT_MODELS, pot, pot_handle_geoms, pot_handle_site
 from actloop.sim.scene import TABLE_TOP_Z
 from actloop.suites.vabench.expert import align_closing_axis
-from actloop.suites.vabench.predicates import finger_opening_m, lift_m, site_position
+from actloop.suites.vabench.predicates import finger_opening_m, lift_m, site_position, tilt_deg
 from actloop.suites.vabench.protocol.decisions import (
     MAX_DISTANCE_MM,
     Arm,
@@ -35,6 +35,14 @@ MIN_BASE_Z_M = 0.82
 """The seed's height threshold: the pot's origin, the centre of its bottom face, 80 mm above the table."""
 TCP_RADIUS_M = 0.03
 UPRIGHT_DOT = 0.8
+LEVEL_TILT_DEG = 5.0
+"""Hardened "level": the pot's axis within this angle of vertical. Honest two-arm lifts tilt it at most
+0.31° with the arms moving together (the expert and the baseline on all 20 verified seeds, live and in
+the confirmation) and 1.5° after one arm went 60 mm ahead and the other caught up (the pot turns a little
+in the grasps): the limit is three times that. One arm 20 mm ahead of the other tilts the pot 4.7° (the
+stockpot, handles 215 mm apart) or 4.2° (the casserole, 245 mm): level; 25 mm ahead, 6.0° or 5.4°: not.
+The paper's 0.8 upright dot admits about 37°."""
+LEVEL = "level_within_5deg"
 YAW_LIMIT_RAD = math.pi / 8
 HANDLE_SYMMETRY_DEG = 180.0
 HOVER_M = 0.07
@@ -83,9 +91,10 @@ class LiftPot(Task):
         ``right_handle_held_by_right_gripper`` (each gripper commanded closed with both of its pads on
         the handle on its own side and the handle between them: pads at least half the handle's width
         apart, about 97 % when gripped); ``supported_by_grippers_only`` (the pot touches the two grippers
-        and nothing else: no table, no arm link); ``confirmed_after_settle`` (with all of these true, a
-        scratch copy of the world holding the current commands for 3 s still meets them:
-        ``vabench.confirm``).
+        and nothing else: no table, no arm link); ``level_within_5deg`` (the pot's axis within 5° of
+        vertical, the instruction's "level", where the paper's upright dot admits 37°:
+        ``LEVEL_TILT_DEG``); ``confirmed_after_settle`` (with all of these true, a scratch copy of the
+        world holding the current commands for 3 s still meets them: ``vabench.confirm``).
         Paper (table 25): ``pot_z_gt_0.82m``; ``left_tcp_within_30mm_of_left_handle`` and
         ``right_tcp_within_30mm_of_right_handle``; ``upright_dot_gt_0.8`` (the pot's axis dotted with
         world z, i.e. tilted less than about 37°).
@@ -142,6 +151,7 @@ class LiftPot(Task):
             "left_handle_held_by_left_gripper": self.holds_handle(ctx, "left"),
             "right_handle_held_by_right_gripper": self.holds_handle(ctx, "right"),
             "supported_by_grippers_only": supported_by_hands_only(ctx, POT, ARMS),
+            LEVEL: tilt_deg(ctx, POT) <= LEVEL_TILT_DEG,
         }
 
     def checkpoints(self, ctx: TaskContext) -> dict[str, bool]:
@@ -154,14 +164,13 @@ class LiftPot(Task):
         }
 
     def metrics(self, ctx: TaskContext) -> dict[str, float]:
-        dot = upright_dot(ctx)
         return {
             "pot_z_above_table_mm": 1000.0 * (float(ctx.world.body_position(POT)[2]) - TABLE_TOP_Z),
             "lift_mm": 1000.0 * lift_m(ctx, POT),
             "left_tcp_handle_mm": 1000.0 * tcp_handle_distance_m(ctx, "left"),
             "right_tcp_handle_mm": 1000.0 * tcp_handle_distance_m(ctx, "right"),
-            "upright_dot": dot,
-            "tilt_deg": math.degrees(math.acos(max(-1.0, min(1.0, dot)))),
+            "upright_dot": upright_dot(ctx),
+            "tilt_deg": tilt_deg(ctx, POT),
         }
 
     def expert(self, ctx: TaskContext) -> Iterator[EnvAction]:
