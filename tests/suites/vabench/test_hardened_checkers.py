@@ -12,7 +12,7 @@ touches the live episode.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from itertools import chain
 
 import numpy as np
@@ -207,10 +207,29 @@ def test_a_hammer_dropped_on_the_block_and_gripped_where_it_lies_is_not_a_strike
     assert struck.evaluation.success and struck.done
 
 
-def _drop_the_hammer_on_the_block(env: SpatialEnv) -> None:
-    """The expert lifts the hammer over the block; instead of striking, the hammer is lowered to 5 mm
-    above the block and let go."""
+@pytest.mark.parametrize(("pitch", "struck"), [("+", False), ("-", True)])
+def test_a_hammer_pitched_head_up_hits_the_block_with_its_handle(
+    make_env: MakeEnv, pitch: str, struck: bool
+) -> None:
+    """The expert lifts the hammer over the block; the gripper turns 30° about its closing axis, the face
+    is brought back over the block's top centre and the hammer lowered 2 mm at a time. Pitched head-up,
+    the handle under the head hits the block with the face 11 mm above it (the paper's terms all hold);
+    pitched head-down, the head's edge strikes."""
+    env = make_env("beat_block_hammer_right", 1000)
     ctx = env.context
+    play_expert_until(env, _strike_descent(ctx))
+    play(env, [RotateLocal("ry", pitch, 10.0)] * 3)  # type: ignore[arg-type]
+    error = face_error(ctx)
+    play(env, move_gc_to(ctx, "right", _gc(env) - np.array([error[0], error[1], 0.0]), order="xy"))
+    result = play(env, [MoveWorld(Translation("z", "-", 2.0))])
+    while not result.evaluation.paper_conditions["hammer_block_contact"]:
+        result = play(env, [MoveWorld(Translation("z", "-", 2.0))])
+    assert result.evaluation.paper_success
+    assert unmet(result.evaluation.conditions) == ([] if struck else [STRUCK, CONFIRMED])
+
+
+def _strike_descent(ctx: TaskContext) -> Callable[[object], bool]:
+    """Whether an expert action is its strike: the move down once the hammer is lifted."""
 
     def strike(action: object) -> bool:
         down = (
@@ -220,7 +239,14 @@ def _drop_the_hammer_on_the_block(env: SpatialEnv) -> None:
         )
         return down and lift_m(ctx, "hammer") > LIFT_M
 
-    play_expert_until(env, strike)
+    return strike
+
+
+def _drop_the_hammer_on_the_block(env: SpatialEnv) -> None:
+    """The expert lifts the hammer over the block; instead of striking, the hammer is lowered to 5 mm
+    above the block and let go."""
+    ctx = env.context
+    play_expert_until(env, _strike_descent(ctx))
     above_block = _gc(env) - np.array([0.0, 0.0, face_error(ctx)[2] - 0.005])
     dropped = play(env, chain(move_gc_to(ctx, "right", above_block, order="z"), [SetGripper("open")]))
     assert dropped.evaluation.paper_conditions["hammer_block_contact"]

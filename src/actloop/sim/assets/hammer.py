@@ -65,6 +65,10 @@ def hammer_handle_geom(name: str) -> str:
     return f"{name}_handle"
 
 
+def hammer_head_geom(name: str) -> str:
+    return f"{name}_head"
+
+
 def hammer(
     name: str,
     xy: Sequence[float],
@@ -75,13 +79,13 @@ def hammer(
     head_color: str = "gray",
 ) -> str:
     """A hammer lying flat at ``xy`` with its handle-to-head axis at ``heading_rad`` from world x."""
-    g = geometry
+    g, head = geometry, hammer_head_geom(name)
     geoms = f"""
   <geom name="{hammer_handle_geom(name)}" type="box"
         size="{g.handle_length / 2} {g.handle_width / 2} {g.handle_height / 2}"
         pos="{g.handle_centre_x} 0 {g.handle_height / 2}" mass="{g.handle_mass}" rgba="{rgba(handle_color)}"
         {OBJECT_GEOM}/>
-  <geom name="{name}_head" type="box" size="{g.head_width / 2} {g.head_length / 2} {g.head_height / 2}"
+  <geom name="{head}" type="box" size="{g.head_width / 2} {g.head_length / 2} {g.head_height / 2}"
         pos="{g.head_centre_x} 0 {g.head_height / 2}" mass="{g.head_mass}" rgba="{rgba(head_color)}"
         {OBJECT_GEOM}/>
   {hidden_site(hammer_face_site(name), (g.head_centre_x, 0.0, 0.0))}"""

@@ -10,10 +10,17 @@ import numpy as np
 
 from actloop.sim import fixedmath as fm
 from actloop.sim.assets.blocks import block
-from actloop.sim.assets.hammer import HAMMER, hammer, hammer_face_site, hammer_handle_geom
+from actloop.sim.assets.hammer import (
+    HAMMER,
+    hammer,
+    hammer_face_site,
+    hammer_handle_geom,
+    hammer_head_geom,
+)
 from actloop.sim.scene import TABLE_TOP_Z
 from actloop.suites.vabench.expert import align_closing_axis, move_gc_to
 from actloop.suites.vabench.predicates import (
+    body_geoms,
     displacement_m,
     gripper_closed,
     lift_m,
@@ -76,8 +83,10 @@ def face_error(ctx: TaskContext) -> np.ndarray:
 def began_as_strike(ctx: TaskContext) -> bool:
     """The hammer's current contact with the block began as a strike on target: at the first evaluation
     of this contact the right gripper held the handle (:func:`pads_on_handle`), the striking face had come
-    down by at least ``STRIKE_DESCENT_M`` since the evaluation before, and it was within ``FACE_XY_M`` of
-    the block's top centre on x and y. What held then stays the verdict until the contact ends.
+    down by at least ``STRIKE_DESCENT_M`` since the evaluation before, the head touched the block (a flat
+    strike also lays the handle's end on it; the handle alone, under a head pitched up, is no strike) and
+    the face was within ``FACE_XY_M`` of the block's top centre on x and y. What held then stays the
+    verdict until the contact ends.
 
     Updates ``ctx.previous`` (contact, face height, the verdict); evaluating the same state again leaves
     the answer unchanged.
@@ -91,7 +100,14 @@ def began_as_strike(ctx: TaskContext) -> bool:
     else:
         ex, ey, _ = face_error(ctx)
         descended = ctx.previous.get("hammer_face_z", face_z) - face_z >= STRIKE_DESCENT_M
-        struck = descended and pads_on_handle(ctx, "right") and abs(ex) < FACE_XY_M and abs(ey) < FACE_XY_M
+        head = frozenset({ctx.world.model.geom(hammer_head_geom("hammer")).id})
+        struck = (
+            descended
+            and pads_on_handle(ctx, "right")
+            and ctx.world.in_contact(head, body_geoms(ctx, "block"))
+            and abs(ex) < FACE_XY_M
+            and abs(ey) < FACE_XY_M
+        )
     ctx.previous.update({"hammer_block_contact": contact, "hammer_face_z": face_z, STRUCK: struck})
     return struck
 
@@ -122,9 +138,10 @@ class BeatBlockHammerRight(Task):
         contact, the right gripper is commanded closed with both pads on the handle (a hammer dropped on
         the block, then an empty closed gripper, fails); ``contact_began_as_strike``: the current
         hammer-block contact began as a strike, latched at its first evaluation: the handle held as
-        above, the striking face come down by at least 0.5 mm since the evaluation before, and within
-        20 mm of the block's top centre on x and y (a hammer dropped onto the block and then gripped
-        where it lies fails); ``confirmed_after_settle``:
+        above, the striking face come down by at least 0.5 mm since the evaluation before, the head
+        touching the block, and the face within 20 mm of the block's top centre on x and y (a hammer
+        dropped onto the block and then gripped where it lies fails, as does a hammer pitched head-up
+        whose handle hits the block under the head); ``confirmed_after_settle``:
         with all of these true, a scratch copy of the world holding the current commands for 3 s still
         meets them (``vabench.confirm``).
         Paper (table 24): ``lifted_with_contact_gt_40mm`` (latched): at some step the hammer was more
