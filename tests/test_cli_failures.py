@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from actloop.cli import main
+from actloop.cli import main, parser
 from actloop.cli.common import model_args
+from actloop.cli.run import plan_from
 from actloop.runs.matrix import CONDITION_FILE, output_lock
 
 TASK = ["--tasks", "grasp_single_cube", "--seeds", "1"]
@@ -69,6 +70,20 @@ def test_zero_workers_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[s
         main(_run(tmp_path, "--workers", "0"))
     assert exit_.value.code == 2
     assert "--workers: must be at least 1" in capsys.readouterr().err
+
+
+def test_every_environment_call_has_a_deadline_stated_in_the_help(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit):
+        main(["run", "--help"])
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert "--env-timeout SECONDS how long one environment call (build, reset, step) may take" in help_text
+    default = help_text.split("(default: the suite's, ", 1)[1].split(")", 1)[0]
+    assert {"lab 3900 s", "vabench 300 s"} <= set(default.split(", "))
+    args = parser().parse_args(_run(tmp_path, "--env-timeout", "2.5"))
+    assert plan_from(args).env_timeout == 2.5
+    assert plan_from(parser().parse_args(_run(tmp_path))).env_timeout is None  # the suite's default
 
 
 def test_another_condition_in_the_same_directory_is_refused(

@@ -2,14 +2,18 @@
 
 Success: a ``gripper.close`` that directly follows a ``gripper.move_world``. Camera actions change only
 the view; more than ``max_camera`` in a row are refused (``dispatched=False``). Frames are 8×8 PNGs.
+Faults for the harness tests: failing or hanging steps, a failing build, and a frozen host process.
 """
 
 from __future__ import annotations
 
 import hashlib
 import io
+import os
+import signal
 import threading
 import time
+from pathlib import Path
 from typing import Any, ClassVar
 
 from PIL import Image
@@ -52,7 +56,11 @@ class FakeEnv:
         fail_on_step: bool = False,
         hang_on_step: float = 0.0,
         fail_on_init: bool = False,
+        freeze_on_seed: int | None = None,
+        pid_file: str | None = None,
     ) -> None:
+        """``freeze_on_seed``: the episode of that seed writes its process id to ``pid_file`` and stops
+        the process (SIGSTOP) at its first step, as a frozen host would (only ever in a host process)."""
         if fail_on_init:
             raise ValueError("fake env refused to build")
         self.task, self.seed, self.protocol = task, seed, protocol
@@ -60,6 +68,8 @@ class FakeEnv:
         self._max_camera = max_camera
         self._fail_on_step = fail_on_step
         self._hang_on_step = hang_on_step
+        self._freeze = freeze_on_seed == seed
+        self._pid_file = pid_file
         self._step = 0
         self._z = 0.9
         self._gripper: str = "open"
@@ -92,6 +102,9 @@ class FakeEnv:
             raise RuntimeError("fake env exploded")
         if self._hang_on_step:
             time.sleep(self._hang_on_step)
+        if self._freeze and self._pid_file:
+            Path(self._pid_file).write_text(str(os.getpid()))
+            os.kill(os.getpid(), signal.SIGSTOP)
         name = action_name(action)
         if isinstance(action, CameraAction):
             if self._camera_run >= self._max_camera:

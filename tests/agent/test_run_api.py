@@ -62,6 +62,7 @@ def test_a_plan_for_another_condition_is_refused_on_the_same_output(tmp_path: Pa
         ({"seeds": 101}, ConfigError, "seeds must be between 1 and 100"),
         ({"protocols": ["sideways"]}, ConfigError, "unknown protocol"),
         ({"workers": 0}, ConfigError, "workers must be at least 1"),
+        ({"env_timeout": 0.0}, ConfigError, "environment call timeout must be positive, got 0.0"),
         ({"generation": {"temprature": 0.5}}, ConfigError, "unknown generation settings"),
     ],
 )

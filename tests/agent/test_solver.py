@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import signal
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +17,7 @@ from inspect_ai.log import EvalSample, list_eval_logs, read_eval_log
 from inspect_ai.model import ChatMessage, ChatMessageUser, ContentImage, ContentText, get_model
 
 from actloop.agent.task import episodes_task
+from actloop.core.suite import get_suite
 from episode_rows import run_json
 
 pytestmark = pytest.mark.filterwarnings("ignore:The 'initial' parameter is deprecated:DeprecationWarning")
@@ -258,6 +263,48 @@ def test_a_hung_pool_host_becomes_error_rows_and_the_rest_run(tmp_path: Path) ->
     assert "gave no answer to step() in 1.5 s" in rows[0]["error"]
     (again,) = run_replay(tmp_path / "again", [MOVE, CLOSE], isolation="pool")
     assert again["stop_reason"] == "success"  # a fresh pool, a fresh host
+
+
+def test_a_frozen_pool_host_fails_only_its_episodes_by_default(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(get_suite("fake"), "env_call_timeout_s", 3.0)  # the suite's default, made small
+    pid_file = tmp_path / "frozen.pid"
+    done, hung = threading.Event(), threading.Event()
+
+    def watchdog() -> None:  # a run that hangs is ended (its host killed) so the test fails, not hangs
+        if not done.wait(90) and pid_file.exists():
+            hung.set()
+            os.kill(int(pid_file.read_text()), signal.SIGKILL)
+
+    threading.Thread(target=watchdog, daemon=True).start()
+    path = tmp_path / "decisions.json"
+    path.write_text(json.dumps([MOVE, CLOSE]))
+    try:
+        rows = run_json(
+            "fake",
+            [("pick_cube", seed, 0) for seed in range(6)],
+            "actloop/replay",
+            {"decisions": str(path)},
+            tmp_path,
+            workers=2,
+            env_factory=FACTORY,
+            isolation="pool",
+            env_kwargs={"freeze_on_seed": 0, "pid_file": str(pid_file)},
+        )  # no env_timeout: the suite's default deadline applies
+        with pytest.raises(ProcessLookupError):
+            os.kill(int(pid_file.read_text()), 0)  # the harness killed and reaped the stopped host
+    finally:
+        done.set()
+        for sig in (signal.SIGCONT, signal.SIGKILL):
+            with contextlib.suppress(ProcessLookupError, FileNotFoundError):
+                os.kill(int(pid_file.read_text()), sig)
+    assert not hung.is_set(), "the run hung on a stopped environment host"
+    assert (rows[0]["seed"], rows[0]["stop_reason"]) == (0, "error")
+    assert "environment worker gave no answer to step() in 3.0 s" in rows[0]["error"]
+    assert len(rows) == 6 and {r["stop_reason"] for r in rows} == {"success", "error"}  # the rest ran
+    for row in rows[1:]:  # an episode fails only if the frozen host held its environment
+        assert row["stop_reason"] == "success" or "no answer to step() in 3.0 s" in row["error"]
 
 
 def test_environment_error_is_recorded(tmp_path: Path) -> None:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import threading
+import time
 
 import pytest
 
@@ -83,6 +85,34 @@ def test_a_hung_call_times_out_and_the_host_is_replaced() -> None:
         fresh = pool.open(FACTORY, {})
         assert fresh.reset().observation.step == 0
         fresh.close()
+
+
+def end(pid: int) -> None:
+    """Make sure process ``pid`` is gone: continued and killed if it is still there."""
+    for sig in (signal.SIGCONT, signal.SIGKILL):
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, sig)
+
+
+def test_a_stopped_host_is_killed_at_its_deadline_and_only_its_environments_fail() -> None:
+    with EnvPool(2, timeout=3.0) as pool:
+        frozen, other = pool.open(FACTORY, {}), pool.open(FACTORY, {})
+        pid = frozen.pid
+        assert pid is not None and pid != other.pid
+        frozen.reset()
+        os.kill(pid, signal.SIGSTOP)
+        try:
+            started = time.monotonic()
+            with pytest.raises(EnvWorkerTimeout, match=r"gave no answer to step\(\) in 3.0 s"):
+                frozen.step(MOVE)
+            assert time.monotonic() - started < 4.5  # killed at the deadline, no grace for a stopped host
+            with pytest.raises(ProcessLookupError):
+                os.kill(pid, 0)  # killed and reaped: not even a zombie is left
+            assert other.step(MOVE).observation.step == 1  # the other host's environment goes on
+            frozen.close()
+            other.close()
+        finally:
+            end(pid)
 
 
 def test_build_errors_surface_and_leave_the_host_usable() -> None:

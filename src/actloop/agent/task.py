@@ -47,7 +47,8 @@ def episodes_task(
     pool: str | None = None,
 ) -> Task:
     """Episodes ``(task, seed, run)`` of ``suite``; records and results go to ``out_dir``; ``pool`` names
-    the open environment pool of ``isolation="pool"``."""
+    the open environment pool of ``isolation="pool"``; ``env_timeout`` bounds each environment call of a
+    worker process or Ray actor (see :func:`env_call_timeout`)."""
     specs = [EpisodeSpec(suite, name, seed, run, protocol) for name, seed, run in episodes]
     names = [spec.name for spec in specs]
     if len(set(names)) != len(names):
@@ -56,9 +57,22 @@ def episodes_task(
         )
     return Task(
         dataset=MemoryDataset([episode_sample(spec) for spec in specs], name=suite),
-        solver=episode_solver(str(out_dir), env_factory, isolation, env_kwargs, env_timeout, harness, pool),
+        solver=episode_solver(
+            str(out_dir),
+            env_factory,
+            isolation,
+            env_kwargs,
+            env_call_timeout(suite, env_timeout),
+            harness,
+            pool,
+        ),
         scorer=episode_scorer(),
     )
+
+
+def env_call_timeout(suite: str, given: float | None = None) -> float:
+    """How long one environment call may take (s): ``given``, else the suite's default."""
+    return get_suite(suite).env_call_timeout_s if given is None else given
 
 
 def select_episodes(

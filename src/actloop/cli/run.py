@@ -22,6 +22,7 @@ from actloop.cli.common import (
     print_results,
     say,
 )
+from actloop.core.suite import suites
 
 if TYPE_CHECKING:
     from actloop.runs.plan import RunPlan
@@ -65,6 +66,14 @@ def add_parser(sub: Any) -> None:
         "of environment processes this may far exceed --workers while models think",
     )
     p.add_argument(
+        "--env-timeout",
+        type=float,
+        metavar="SECONDS",
+        help="how long one environment call (build, reset, step) may take before the process hosting it "
+        "is taken as hung: its episodes end as errors and the process is replaced (default: the suite's, "
+        f"{_suite_timeouts()})",
+    )
+    p.add_argument(
         "--ray",
         metavar="ADDRESS",
         help="run environments as actors on the Ray cluster at ADDRESS ('local' starts one on this machine)",
@@ -99,7 +108,12 @@ def plan_from(args: argparse.Namespace) -> RunPlan:
         summary_store=args.summaries,
         retry_errors=args.retry_errors,
         ray=args.ray,
+        env_timeout=args.env_timeout,
     )
+
+
+def _suite_timeouts() -> str:
+    return ", ".join(f"{name} {suite.env_call_timeout_s:g} s" for name, suite in suites().items())
 
 
 def command(args: argparse.Namespace) -> int:

@@ -101,6 +101,10 @@ class Suite(ABC):
     """Import path ``"module:Callable"`` of the environment, built in worker processes and Ray actors."""
     protocols: ClassVar[tuple[str, ...]]
     """Observation protocols; the first is the default."""
+    env_call_timeout_s: ClassVar[float] = 300.0
+    """How long one environment call (build, reset, step) may take by default before the process hosting
+    it is taken as hung: the call's episode, and any other whose environment that process held, ends as
+    an error and the process is replaced. Far above a healthy call; ``actloop run --env-timeout`` sets it."""
 
     @abstractmethod
     def task_names(self) -> list[str]:

@@ -21,7 +21,7 @@ from rich.text import Text
 from actloop.agent.failures import forget_failures
 from actloop.agent.options import HarnessOptions
 from actloop.agent.solver import RESULT_KEY, EpisodeSpec
-from actloop.agent.task import episodes_task
+from actloop.agent.task import env_call_timeout, episodes_task
 from actloop.agent.usage import TokenCount
 from actloop.core.result import ResultRow
 from actloop.core.suite import get_suite
@@ -79,7 +79,9 @@ def run_episodes(
     With ``isolation="pool"`` environments live in a pool of ``workers`` host processes and up to
     ``max_in_flight`` episodes run at once (default: the model's connection limit, ``max_connections`` or
     the provider's default); otherwise each episode has an environment of its own and ``workers`` (or
-    ``max_in_flight`` when given) episodes run at once.
+    ``max_in_flight`` when given) episodes run at once. ``env_timeout`` bounds each environment call in
+    seconds (default: the suite's :attr:`~actloop.core.suite.Suite.env_call_timeout_s`); a process that
+    does not answer in time is taken as hung and its episodes end as errors.
 
     Records go to ``out_dir/episodes``, rows to ``out_dir/results.jsonl`` and Inspect logs (without
     images) to ``out_dir/logs``. An episode that produced no row (an unexpected harness failure) gets an
@@ -91,6 +93,7 @@ def run_episodes(
     check_model(model, model_args, model_base_url)
     forget_failures(model)
     protocol = protocol or get_suite(suite).protocols[0]
+    env_timeout = env_call_timeout(suite, env_timeout)
     generate_args.setdefault("timeout", DEFAULT_MODEL_TIMEOUT_S)
     out_dir = Path(out_dir)
     options = harness or HarnessOptions()

@@ -38,7 +38,9 @@ class RunPlan:
 
     ``workers`` is the number of environment processes (default: one per core; with a Ray cluster or
     ``isolation="process"``, the number of episodes at once, default 1); ``max_in_flight`` is how many
-    episodes run at once in a pool (default: the model's connection limit)."""
+    episodes run at once in a pool (default: the model's connection limit). ``env_timeout`` is how long
+    one environment call may take before its process is taken as hung (default: the suite's
+    :attr:`~actloop.core.suite.Suite.env_call_timeout_s`)."""
 
     models: list[str]
     out: Path
@@ -79,6 +81,8 @@ class RunPlan:
             raise ConfigError(f"workers must be at least 1, got {self.workers}")
         if self.max_in_flight is not None and self.max_in_flight < 1:
             raise ConfigError(f"max episodes in flight must be at least 1, got {self.max_in_flight}")
+        if self.env_timeout is not None and not self.env_timeout > 0:
+            raise ConfigError(f"the environment call timeout must be positive, got {self.env_timeout}")
         return matrix.conditions(self.models, protocols, self.summaries)
 
     def settings(self) -> dict[str, Any]:

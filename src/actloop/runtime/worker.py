@@ -160,19 +160,23 @@ class EnvHost:
         return EnvWorkerDied(message)
 
     def shutdown(self, reason: str = "closed", *, graceful: bool = True) -> None:
-        """Mark the host unusable and make sure its process is gone (closing the pipe ends a healthy
-        host, which closes its environments). Idempotent."""
+        """Mark the host unusable and make sure its process is gone and reaped. Idempotent.
+
+        ``graceful``: closing the pipe ends a healthy host, which closes its environments (terminated if
+        it does not). Otherwise the process is killed at once: a host that stopped answering may be
+        frozen (SIGSTOP), and only SIGKILL ends a stopped process without waiting.
+        """
         if self.closed_reason is None:
             self.closed_reason = reason
         if graceful and self._process.is_alive():
             self._conn.close()
             self._process.join(_JOIN_TIMEOUT_S)
-        if self._process.is_alive():
-            self._process.terminate()
-            self._process.join(_JOIN_TIMEOUT_S)
+            if self._process.is_alive():
+                self._process.terminate()
+                self._process.join(_JOIN_TIMEOUT_S)
         if self._process.is_alive():
             self._process.kill()
-            self._process.join()
+        self._process.join()
         self._conn.close()
 
 

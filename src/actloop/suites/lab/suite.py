@@ -28,6 +28,8 @@ class Lab(Suite):
     title: ClassVar[str] = "EmbodiedLab science experiments"
     env_factory: ClassVar[str] = "actloop.suites.lab.agent_env:LabAgentEnv"
     protocols: ClassVar[tuple[str, ...]] = LEVELS
+    env_call_timeout_s: ClassVar[float] = 3900.0
+    """A step runs the agent's program for up to the episode's wall-clock limit (3600 s by default)."""
 
     def task_names(self) -> list[str]:
         from actloop.suites.lab.experiments import experiment_keys
