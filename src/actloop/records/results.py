@@ -28,6 +28,8 @@ class ResultFile:
     path: Path
     rows: list[ResultRow] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    lines: list[int] = field(default_factory=list)
+    """The line number of each row."""
 
 
 def write_result(out_dir: Path, row: ResultRow) -> Path:
@@ -48,6 +50,7 @@ def read_results(out_dir: Path) -> ResultFile:
     for number, value in values:
         try:
             found.rows.append(ResultRow.from_json(value))
+            found.lines.append(number)
         except RecordError as err:
             found.problems.append(f"{path}:{number}: {err}")
     return found

@@ -47,17 +47,19 @@ class Report:
 def build_report(
     directories: list[Path],
     out_dir: Path | None = None,
-    lookup: TaskLookup = registry_lookup,
+    lookup: TaskLookup | None = None,
     viewers: bool = True,
 ) -> Report:
     """Load the directories' records and write the report into ``out_dir`` (default: first/report).
 
-    With ``viewers`` a ``viewer.html`` is (re)written into every episode's record directory.
+    ``lookup`` stands in for the suite registry's task metadata (tests); rows naming a task neither it
+    nor the row's suite knows are left out. With ``viewers`` a ``viewer.html`` is (re)written into every
+    episode's record directory.
     Raises RecordError for a directory without ``results.jsonl`` or when none holds rows.
     """
     if not directories:
         raise ConfigError("give at least one output directory")
-    records = load_records([Path(d) for d in directories])
+    records = load_records([Path(d) for d in directories], lookup)
     if not records.episodes:
         raise RecordError(f"no readable episode rows in {', '.join(str(d) for d in directories)}")
     budgets: dict[str, int] = {}
@@ -67,7 +69,7 @@ def build_report(
             budgets[episode.task] = max(budgets.get(episode.task, 0), episode.budget)
         if episode.record_dir is not None:
             record_dirs[episode.task].append(episode.record_dir)
-    tasks = resolve_tasks([e.task for e in records.episodes], lookup, budgets, record_dirs)
+    tasks = resolve_tasks([e.task for e in records.episodes], lookup or registry_lookup, budgets, record_dirs)
     analysis = analyse(records.episodes, tasks)
     analysis.notes[:0] = records.notes
     tables = all_tables(analysis)

@@ -2,8 +2,9 @@
 
 Each output directory holds ``results.jsonl`` (one row per finished episode). Rows of the same episode
 (a re-run into the same directory, or the same episode in two directories) are resolved as everywhere
-else (:mod:`actloop.records.results`), in file order, then directory order. Superseded and unreadable
-rows are counted, never silently dropped.
+else (:mod:`actloop.records.results`), in file order, then directory order. Superseded rows are
+counted; rows left out (unreadable, not a valid row, or naming a task its suite does not have) are
+named by ``file:line`` and why, never silently dropped.
 """
 
 from __future__ import annotations
@@ -13,10 +14,12 @@ from pathlib import Path
 from typing import Any, Literal
 
 from actloop.core.result import FAILURES, Condition, ResultRow
-from actloop.errors import RecordError
-from actloop.records.jsonl import RESULTS_FILE, read_json_lines
+from actloop.core.suite import suites
+from actloop.errors import RecordError, UnknownTask
+from actloop.records.jsonl import RESULTS_FILE
 from actloop.records.paths import inside
 from actloop.records.results import deduplicate, read_results
+from actloop.report.tasks import TaskLookup
 
 Status = Literal["completed", "infra_error", "error"]
 
@@ -67,14 +70,19 @@ class Records:
     superseded: int = 0
     """Rows replaced by another row of the same episode."""
     unreadable: list[str] = field(default_factory=list)
-    """``file:line: problem`` for every row that could not be read."""
+    """``file:line: problem`` for every row left out: unreadable, not a valid row (a field of the wrong
+    type), or naming a task its suite does not have."""
     notes: list[str] = field(default_factory=list)
     """``file:line: problem`` for every row whose record was left out (its ``record_dir`` leads outside
     its output directory)."""
 
 
-def load_records(directories: list[Path]) -> Records:
-    """Read ``results.jsonl`` of every directory; raises RecordError when one has none."""
+def load_records(directories: list[Path], lookup: TaskLookup | None = None) -> Records:
+    """Read ``results.jsonl`` of every directory; raises RecordError when one has none.
+
+    A row whose suite is installed but has no task of the row's name is left out rather than counted as
+    a family of its own (``lookup``, standing in for the registry in tests, may vouch for a task).
+    """
     rows: list[tuple[ResultRow, Episode]] = []
     unreadable: list[str] = []
     notes: list[str] = []
@@ -87,26 +95,30 @@ def load_records(directories: list[Path]) -> Records:
         sources.append(source)
         found = read_results(source)
         unreadable += found.problems
-        for row in found.rows:
+        for number, row in zip(found.lines, found.rows, strict=True):
+            if (unknown := _unknown_task(row, lookup)) is not None:
+                unreadable.append(f"{path}:{number}: {unknown}")
+                continue
             try:
                 rows.append((row, episode(row, source)))
             except RecordError as err:
-                notes.append(f"{path}:{_line_of(path, row)}: its record is left out: record_dir {err}")
+                notes.append(f"{path}:{number}: its record is left out: record_dir {err}")
                 rows.append((row, episode(replace(row, record_dir=None), source)))
     chosen, superseded = deduplicate(rows, lambda pair: pair[0])
     return Records([ep for _, ep in chosen], sources, superseded, unreadable, notes)
 
 
-def _line_of(path: Path, row: ResultRow) -> int | str:
-    """The first line of ``path`` naming ``row``'s episode and record directory (``?`` if none does)."""
-    for number, value in read_json_lines(path)[0]:
-        named = value if isinstance(value, dict) else {}
-        if (named.get("task"), named.get("seed"), named.get("run"), named.get("record_dir")) == (
-            *row.episode,
-            row.record_dir,
-        ):
-            return number
-    return "?"
+def _unknown_task(row: ResultRow, lookup: TaskLookup | None) -> str | None:
+    """Why ``row``'s task is not a task of its suite; None when it is, or when the suite is not installed
+    (the report notes that suite's missing tables)."""
+    suite = suites().get(row.suite)
+    if suite is None or (lookup is not None and lookup(row.task) is not None):
+        return None
+    try:
+        suite.task_info(row.task)
+    except UnknownTask:
+        return f"task {row.task!r} is not a task of suite {row.suite}"
+    return None
 
 
 def episode(row: ResultRow, source: Path) -> Episode:
