@@ -262,6 +262,8 @@ def test_the_expert_succeeds_under_both_verdicts(task: str, make_env: MakeEnv) -
     assert ok, reason
     evaluation = env.evaluate()
     assert evaluation.success and evaluation.conditions[CONFIRMED] and evaluation.paper_success
+    verdicts = (evaluation.conditions, evaluation.paper_conditions, evaluation.checkpoints)
+    assert all(type(value) is bool for verdict in verdicts for value in verdict.values())  # JSON's booleans
 
 
 def test_the_confirmation_leaves_the_live_episode_untouched(make_env: MakeEnv) -> None:

@@ -101,7 +101,7 @@ def began_as_strike(ctx: TaskContext) -> bool:
         ex, ey, _ = face_error(ctx)
         descended = ctx.previous.get("hammer_face_z", face_z) - face_z >= STRIKE_DESCENT_M
         head = frozenset({ctx.world.model.geom(hammer_head_geom("hammer")).id})
-        struck = (
+        struck = bool(
             descended
             and pads_on_handle(ctx, "right")
             and ctx.world.in_contact(head, body_geoms(ctx, "block"))
