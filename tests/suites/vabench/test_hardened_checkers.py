@@ -218,7 +218,7 @@ def test_a_hammer_pitched_head_up_hits_the_block_with_its_handle(
     env = make_env("beat_block_hammer_right", 1000)
     ctx = env.context
     play_expert_until(env, _strike_descent(ctx))
-    play(env, [RotateLocal("ry", pitch, 10.0)] * 3)  # type: ignore[arg-type]
+    play(env, [RotateLocal("ry", pitch, 10.0)] * 3)
     error = face_error(ctx)
     play(env, move_gc_to(ctx, "right", _gc(env) - np.array([error[0], error[1], 0.0]), order="xy"))
     result = play(env, [MoveWorld(Translation("z", "-", 2.0))])
