@@ -115,6 +115,7 @@ def test_cut_off_records_are_discarded_before_their_episodes_rerun(tmp_path: Pat
         "grasp_single_cube__seed1001__run1",  # finished: its row refers to it
         "grasp_single_cube__seed1000__run10",  # another episode that merely shares the prefix
         "grasp_single_cube__seed1000__run10-2",
+        "grasp_single_cube__seed1000__run1-3",  # finished, though no row refers to it: never deleted
     ]
     for name in names:
         (episodes / name).mkdir(parents=True)
@@ -127,6 +128,7 @@ def test_cut_off_records_are_discarded_before_their_episodes_rerun(tmp_path: Pat
         "record_dir": f"episodes/{names[2]}",
     }
     append_line(tmp_path / RESULTS_FILE, finished)
+    (episodes / names[5] / "result.json").write_text("{}\n")
     deleted = discard_cut_off_records(
         tmp_path, [("grasp_single_cube", 1000, 1), ("grasp_single_cube", 1001, 1)]
     )

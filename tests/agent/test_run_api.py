@@ -47,6 +47,53 @@ def test_evaluate_returns_typed_rows_and_resumes_without_rerunning(tmp_path: Pat
     assert any("2 episode(s) already recorded" in line for line in lines)
 
 
+def damage(path: Path, how: str) -> None:
+    """Spoil the first line of ``path``: a byte that is not UTF-8, a line that is not JSON, or empty it."""
+    lines = path.read_bytes().split(b"\n")
+    if how == "byte":
+        lines[0] = lines[0].replace(b'"model"', b'"mod\xffel"')
+    elif how == "json":
+        lines[0] = lines[0][:-1]
+    path.write_bytes(b"\n".join(lines) if how != "empty" else b"")
+
+
+@pytest.mark.parametrize("how", ["byte", "json", "empty"])
+def test_a_resume_gives_finished_episodes_their_unreadable_rows_back_from_their_records(
+    tmp_path: Path, how: str
+) -> None:
+    out = tmp_path / "out"
+    first = actloop.evaluate(replay_plan(out, 2))
+    records = sorted((out / "episodes").iterdir())
+    for record in records:
+        (record / "kept").write_text("")
+    damage(out / "results.jsonl", how)
+    lines: list[str] = []
+    again = actloop.evaluate(replay_plan(out, 2), log=lines.append)
+    assert sorted(again.rows, key=lambda r: r.seed) == first.rows  # nothing ran again: rows came back
+    assert sorted((out / "episodes").iterdir()) == records and all((r / "kept").exists() for r in records)
+    assert any("2 episode(s) already recorded" in line for line in lines)
+    results = out / "results.jsonl"
+    unreadable = [line for line in lines if line.startswith("note: left out an unreadable row: ")]
+    assert [line.split(": ")[2] for line in unreadable] == ([] if how == "empty" else [f"{results}:1"])
+    recovered = {f"note: recovered the row of {r.name} from its result.json" for r in records}
+    assert len(recovered & set(lines)) == (2 if how == "empty" else 1)
+    assert len(read_results(out).rows) == 2
+    assert len(results.read_bytes().splitlines()) == (2 if how == "empty" else 3)  # the spoilt line stays
+
+
+def test_a_record_whose_result_cannot_be_read_is_kept_and_its_episode_runs_again(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    actloop.evaluate(replay_plan(out, 1))
+    (record,) = (out / "episodes").iterdir()
+    (record / "result.json").write_text('{"task": "pick_cu')  # torn
+    damage(out / "results.jsonl", "empty")
+    lines: list[str] = []
+    (row,) = actloop.evaluate(replay_plan(out, 1), log=lines.append).rows
+    assert row.record_dir == f"episodes/{record.name}-2" and row.success  # ran again beside the old record
+    assert (record / "events.jsonl").is_file() and (record / "result.json").read_text() == '{"task": "pick_cu'
+    assert any(line.startswith(f"note: kept {record} as it is, its episode runs again: ") for line in lines)
+
+
 def test_a_plan_for_another_condition_is_refused_on_the_same_output(tmp_path: Path) -> None:
     actloop.evaluate(replay_plan(tmp_path / "out", 1))
     with pytest.raises(ConfigError, match="holds the results of another condition"):

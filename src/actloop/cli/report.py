@@ -8,6 +8,7 @@ from typing import Any
 
 from actloop.cli.common import say
 from actloop.records.jsonl import RESULTS_FILE
+from actloop.records.results import unreadable_note
 from actloop.records.table import EPISODES_TABLE, write_episode_table
 
 
@@ -40,7 +41,7 @@ def command(args: argparse.Namespace) -> int:
     for note in report.analysis.notes:
         say(f"note: {note}")
     for problem in report.records.unreadable:
-        say(f"note: left out an unreadable row: {problem}")
+        say(f"note: {unreadable_note(problem)}")
     say(f"wrote {len(report.files)} report files and {len(report.viewers)} viewer(s) to {report.out_dir}")
     say(str(report.out_dir / "report.html"))
     return 0

@@ -8,6 +8,7 @@ episode table all choose rows this way, through :func:`deduplicate`.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,6 +17,7 @@ from typing import TypeVar
 from actloop.core.result import EpisodeKey, ResultRow
 from actloop.errors import RecordError
 from actloop.records.jsonl import RESULTS_FILE, append_line, read_json_lines
+from actloop.records.recorder import RESULT_FILE
 
 T = TypeVar("T")
 
@@ -54,6 +56,23 @@ def read_results(out_dir: Path) -> ResultFile:
         except RecordError as err:
             found.problems.append(f"{path}:{number}: {err}")
     return found
+
+
+def unreadable_note(problem: str) -> str:
+    """How a row that could not be read (``file:line: problem``) is named wherever rows are read."""
+    return f"left out an unreadable row: {problem}"
+
+
+def recorded_row(record_dir: Path) -> ResultRow:
+    """The row an episode record's ``result.json`` holds (written with the row, just before it is
+    appended to ``results.jsonl``); RecordError naming the file when it is missing or unreadable."""
+    path = record_dir / RESULT_FILE
+    try:
+        return ResultRow.from_json(json.loads(path.read_bytes().decode("utf-8")))
+    except FileNotFoundError:
+        raise RecordError(f"{path} does not exist") from None
+    except (OSError, ValueError, RecordError) as err:  # ValueError: not UTF-8 or not JSON
+        raise RecordError(f"{path}: {err}") from None
 
 
 def deduplicate(items: Iterable[T], row: Callable[[T], ResultRow]) -> tuple[list[T], int]:

@@ -3,8 +3,11 @@
 Each condition writes to its own directory (``<out>/<model>__<protocol>__<summary>`` when the matrix has
 more than one condition, ``<out>`` itself otherwise). ``results.jsonl`` is the source of truth: rerunning
 the same command runs only the episodes without a row, so a killed run loses nothing and duplicates
-nothing. An episode cut off mid-way has no row and is rerun from scratch (its record directory is
-replaced). Episodes that ended in ``infra_error`` or ``error`` are rerun only on request.
+nothing. An episode cut off mid-way has no row and no ``result.json`` and is rerun from scratch (its
+record directory is replaced). A record that holds a ``result.json`` is never deleted: an episode whose
+row is missing or unreadable gets its row back from it (appended to ``results.jsonl``; the unreadable
+line stays as it is and is named), and when that file cannot be read either the episode runs again into a
+fresh directory beside it. Episodes that ended in ``infra_error`` or ``error`` are rerun only on request.
 
 A directory belongs to one condition: ``condition.json`` records the model, protocol, summary, model
 arguments, endpoint, generation settings and actloop version, and a run for anything else into the
@@ -17,25 +20,36 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import re
 import shutil
 import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from actloop.agent.solver import EPISODES_DIR
 from actloop.core.result import Condition, ResultRow
-from actloop.errors import ConfigError, OutputBusy
-from actloop.records.results import counted_rows, read_results
+from actloop.errors import ConfigError, OutputBusy, RecordError
+from actloop.records.recorder import RESULT_FILE
+from actloop.records.results import (
+    counted_rows,
+    read_results,
+    recorded_row,
+    unreadable_note,
+    write_result,
+)
 from actloop.runs.retries import RetryWatch
 from actloop.sim.fingerprint import actloop_version
 
 Episode = tuple[str, int, int]
+Log = Callable[[str], None]
 CONDITION_FILE = "condition.json"
 LOCK_FILE = ".actloop.lock"
+_RECORD_NAME = re.compile(r"(?P<task>.+)__seed(?P<seed>-?\d+)__run(?P<run>\d+)(?:-(?P<n>\d+))?")
+"""A record directory's name (:attr:`~actloop.agent.solver.EpisodeSpec.name`, made fresh with ``-N``)."""
 
 
 def conditions(models: list[str], protocols: list[str], summaries: list[str]) -> list[Condition]:
@@ -107,6 +121,45 @@ def output_lock(out: Path) -> Iterator[None]:
         os.close(fd)  # closing releases the lock
 
 
+def resume(out_dir: Path, episodes: list[Episode], retry_errors: bool, log: Log) -> list[Episode]:
+    """The episodes of ``episodes`` to run in ``out_dir`` now. First every unreadable row is named
+    (``file:line: problem``), finished episodes whose row is missing or unreadable get it back from their
+    record (:func:`recover_rows`), and the records of episodes cut off mid-way are deleted."""
+    for problem in read_results(out_dir).problems:
+        log(f"note: {unreadable_note(problem)}")
+    recover_rows(out_dir, episodes, log)
+    todo = pending(episodes, out_dir, retry_errors)
+    discard_cut_off_records(out_dir, todo)
+    return todo
+
+
+def recover_rows(out_dir: Path, episodes: list[Episode], log: Log) -> list[Path]:
+    """Append the row of every record of ``episodes`` that holds a readable ``result.json`` but that no
+    readable row refers to (its row was torn, unreadable, or never appended); returns those records.
+
+    A record whose ``result.json`` cannot be read is kept as it is and logged; its episode runs again.
+    """
+    referenced = _referenced(out_dir)
+    records = episode_records(out_dir)
+    recovered = []
+    for episode in episodes:
+        for record in records.get(episode, []):
+            if record.resolve() in referenced or not (record / RESULT_FILE).exists():
+                continue
+            try:
+                row = recorded_row(record)
+            except RecordError as err:
+                log(f"note: kept {record} as it is, its episode runs again: {err}")
+                continue
+            if row.episode != episode:
+                log(f"note: kept {record} as it is: its {RESULT_FILE} holds episode {row.episode}")
+                continue
+            write_result(out_dir, replace(row, record_dir=str(record.relative_to(out_dir))))
+            log(f"note: recovered the row of {record.name} from its {RESULT_FILE}")
+            recovered.append(record)
+    return recovered
+
+
 def pending(episodes: list[Episode], out_dir: Path, retry_errors: bool) -> list[Episode]:
     """The episodes of ``episodes`` that ``out_dir`` has no result row for (or only an error row).
 
@@ -127,22 +180,37 @@ class Tally:
     errors: int = 0
 
 
+def episode_records(out_dir: Path) -> dict[Episode, list[Path]]:
+    """The record directories in ``out_dir`` by episode, each episode's in the order they were made
+    (``<task>__seed<seed>__run<run>``, then ``-2``, ``-3``, ...)."""
+    found: dict[Episode, list[tuple[int, Path]]] = {}
+    directory = out_dir / EPISODES_DIR
+    for record in directory.iterdir() if directory.is_dir() else []:
+        name = _RECORD_NAME.fullmatch(record.name)
+        if name and record.is_dir():
+            episode = (name["task"], int(name["seed"]), int(name["run"]))
+            found.setdefault(episode, []).append((int(name["n"] or 1), record))
+    return {episode: [record for _, record in sorted(made)] for episode, made in found.items()}
+
+
 def discard_cut_off_records(out_dir: Path, episodes: list[Episode]) -> list[Path]:
-    """Delete the record directories of ``episodes`` that no result row refers to: episodes cut off
-    mid-way by a killed run, about to be rerun from scratch. Returns what was deleted."""
-    referenced = {
-        (out_dir / row.record_dir).resolve() for row in read_results(out_dir).rows if row.record_dir
-    }
+    """Delete the record directories of ``episodes`` that no result row refers to and that hold no
+    ``result.json``: episodes cut off mid-way by a killed run, about to be rerun from scratch. A record
+    with a ``result.json`` is never deleted. Returns what was deleted."""
+    referenced = _referenced(out_dir)
+    records = episode_records(out_dir)
     deleted = []
-    for task, seed, run in episodes:
-        base = f"{task}__seed{seed}__run{run}"
-        for record in sorted((out_dir / EPISODES_DIR).glob(f"{base}*")):
-            suffix = record.name.removeprefix(base)
-            own = suffix == "" or (suffix.startswith("-") and suffix[1:].isdigit())  # not run10, run1-x
-            if own and record.is_dir() and record.resolve() not in referenced:
+    for episode in episodes:
+        for record in records.get(episode, []):
+            if record.resolve() not in referenced and not (record / RESULT_FILE).exists():
                 shutil.rmtree(record)
                 deleted.append(record)
     return deleted
+
+
+def _referenced(out_dir: Path) -> set[Path]:
+    """The record directories the readable rows of ``out_dir`` refer to."""
+    return {(out_dir / row.record_dir).resolve() for row in read_results(out_dir).rows if row.record_dir}
 
 
 def episode_rows(out_dir: Path, episodes: set[Episode]) -> list[ResultRow]:

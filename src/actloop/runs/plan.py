@@ -10,7 +10,6 @@ a row (and configuration failures), so a killed run loses nothing and duplicates
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -109,7 +108,7 @@ class RunOutcome:
     stopped: ResultRow | None = None
 
 
-Log = Callable[[str], None]
+Log = matrix.Log
 
 
 def evaluate(plan: RunPlan, log: Log = lambda line: None, progress_every_s: float = 5.0) -> RunOutcome:
@@ -149,12 +148,11 @@ def evaluate(plan: RunPlan, log: Log = lambda line: None, progress_every_s: floa
             matrix.claim(out_dir, matrix.describe(condition, settings))
         with watch_retries() as retries, matrix.progress(log, dirs, set(episodes), progress_every_s, retries):
             for condition, harness, out_dir in zip(matrix_conditions, harnesses, dirs, strict=True):
-                todo = matrix.pending(episodes, out_dir, plan.retry_errors)
+                todo = matrix.resume(out_dir, episodes, plan.retry_errors, log)
                 if len(todo) < len(episodes):
                     log(f"{condition.slug}: {len(episodes) - len(todo)} episode(s) already recorded")
                 if not todo:
                     continue
-                matrix.discard_cut_off_records(out_dir, todo)
                 log(f"running {len(todo)} episode(s) of {condition.model} with {how} -> {out_dir}")
                 ran = run_episodes(
                     plan.suite,
