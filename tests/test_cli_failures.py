@@ -15,6 +15,7 @@ from actloop.cli.run import plan_from
 from actloop.runs.matrix import CONDITION_FILE, output_lock
 
 TASK = ["--tasks", "grasp_single_cube", "--seeds", "1"]
+NEITHER = "the decisions file is neither a JSON list nor JSON Lines"
 
 
 def _stop_file(tmp_path: Path) -> Path:
@@ -105,6 +106,56 @@ def test_another_condition_in_the_same_directory_is_refused(
     assert main(_run(out, "--temperature", "0.3", decisions=stop)) == 2  # generation settings count too
     assert main(_run(out, decisions=stop)) == 0  # the same condition resumes
     assert "1 episode(s) already recorded" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("content", "problem"),
+    [
+        (None, "cannot read the decisions file {path}: No such file or directory"),
+        ("dir", "cannot read the decisions file {path}: Is a directory"),
+        ('{"stop": true}\n{"stop": tr\n', f"{NEITHER}: {{path}}:2: unreadable line"),
+        (b"\xff\n", f"{NEITHER}: {{path}}:1: unreadable line"),
+    ],
+)
+def test_an_unreadable_decisions_file_is_an_error_line(
+    content: str | bytes | None, problem: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "decisions.jsonl"
+    if content == "dir":
+        path.mkdir()
+    elif isinstance(content, bytes):
+        path.write_bytes(content)
+    elif content is not None:
+        path.write_text(content)
+    assert main(_run(tmp_path / "out", decisions=path)) == 2
+    printed = " ".join(capsys.readouterr().out.split())
+    assert printed.startswith(f"error: {problem.format(path=path)}") and "Traceback" not in printed
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize(
+    ("content", "problem"),
+    [
+        ('{"model": "actloop/re', "it is unreadable (Unterminated string"),
+        ("[1, 2]\n", "it holds list, not a JSON object"),
+    ],
+)
+def test_a_torn_or_foreign_condition_file_is_an_error_line(
+    content: str, problem: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out, stop = tmp_path / "out", _stop_file(tmp_path)
+    assert main(_run(out, decisions=stop)) == 0
+    (out / CONDITION_FILE).write_text(content)
+    capsys.readouterr()
+    assert main(_run(out, decisions=stop)) == 2
+    printed = " ".join(capsys.readouterr().out.split())
+    assert f"error: {out / CONDITION_FILE} records which condition the directory holds, but {problem}" in (
+        printed
+    )
+    assert "delete it to have the directory judged by its result rows" in printed
+    (out / CONDITION_FILE).unlink()
+    assert main(_run(out, decisions=stop)) == 0  # judged by its rows, then recorded again
+    assert json.loads((out / CONDITION_FILE).read_text())["model"] == "actloop/replay"
 
 
 def test_a_directory_from_before_condition_files_is_judged_by_its_rows(tmp_path: Path) -> None:

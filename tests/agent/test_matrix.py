@@ -11,10 +11,19 @@ import time
 from pathlib import Path
 
 import duckdb
+import pytest
 
 from actloop.records.jsonl import RESULTS_FILE, append_line, read_lines
 from actloop.records.table import EPISODES_TABLE, write_episode_table
-from actloop.runs.matrix import Condition, condition_dir, conditions, discard_cut_off_records, pending
+from actloop.runs.matrix import (
+    CONDITION_FILE,
+    Condition,
+    claim,
+    condition_dir,
+    conditions,
+    discard_cut_off_records,
+    pending,
+)
 
 SEEDS = 4
 
@@ -86,6 +95,23 @@ def test_each_condition_of_a_matrix_gets_its_own_directory(tmp_path: Path) -> No
     assert len(dirs) == 4 and tmp_path / "openai__gpt-4o__passive__none" in dirs
     single = [Condition("m", "active", "none")]
     assert condition_dir(tmp_path, single[0], single) == tmp_path
+
+
+def test_the_condition_file_is_replaced_at_once_never_written_in_place(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls: list[tuple[str, ...]] = []
+    fsync, replace = os.fsync, os.replace
+    monkeypatch.setattr(os, "fsync", lambda fd: calls.append(("fsync",)) or fsync(fd))
+    monkeypatch.setattr(os, "replace", lambda a, b: calls.append(("replace", a, b)) or replace(a, b))
+    description = {"model": "m", "protocol": "active", "summary": "none"}
+    claim(tmp_path, description)
+    path = tmp_path / CONDITION_FILE
+    assert json.loads(path.read_text()) == description
+    assert [call[0] for call in calls] == ["fsync", "replace"]  # on disk before it replaces the old
+    _, temporary, target = calls[1]
+    assert Path(temporary).parent == tmp_path and Path(target) == path and not Path(temporary).exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == [CONDITION_FILE]
 
 
 def test_the_episode_table_holds_every_row_of_every_condition(tmp_path: Path) -> None:

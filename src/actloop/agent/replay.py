@@ -14,6 +14,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+from actloop.errors import ConfigError
+from actloop.records.jsonl import read_json_lines
+
 FINISHED = json.dumps({"stop": True, "reason": "replay finished"})
 
 
@@ -26,15 +29,20 @@ def _is_event(item: Any) -> bool:
 
 
 def load_replies(path: Path) -> list[str]:
-    """The model replies stored in ``path``, in order (see the module docstring for the formats)."""
-    text = path.read_text()
+    """The model replies stored in ``path``, in order (see the module docstring for the formats); a
+    :class:`~actloop.errors.ConfigError` names the file (and line) when it cannot be read."""
     try:
-        whole = json.loads(text)
-    except json.JSONDecodeError:
+        whole = json.loads(path.read_bytes().decode("utf-8"))
+    except OSError as err:
+        raise ConfigError(f"cannot read the decisions file {path}: {err.strerror or err}") from None
+    except ValueError:  # not UTF-8, or not one JSON value: JSON Lines, read line by line below
         whole = None
     if isinstance(whole, list):
         return [_reply_text(item) for item in whole]
-    items = [json.loads(line) for line in text.split("\n") if line.strip()]  # only \n ends a line
+    values, unreadable = read_json_lines(path)
+    if unreadable:
+        raise ConfigError(f"the decisions file is neither a JSON list nor JSON Lines: {unreadable[0]}")
+    items = [value for _, value in values]
     if items and all(_is_event(item) for item in items):
         return [_reply_text(e["data"]["decision"]) for e in items if e["type"] == "decision"]
     return [_reply_text(item) for item in items]

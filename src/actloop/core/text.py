@@ -25,13 +25,16 @@ def readable(text: str) -> str:
 
 
 def write_text(path: Path, text: str) -> Path:
-    """Write :func:`readable` ``text`` as UTF-8 to ``path`` at once (a reader sees the old or the new file)
-    and return ``path``. The file is replaced, never written through: a link at ``path`` is not followed."""
+    """Write :func:`readable` ``text`` as UTF-8 to ``path`` at once (a reader sees the old or the new file,
+    even after a crash: the new one is on disk before it replaces the old) and return ``path``. The file is
+    replaced, never written through: a link at ``path`` is not followed."""
     temporary = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
     fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o666)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
             handle.write(readable(text))
+            handle.flush()
+            os.fsync(handle.fileno())
         os.replace(temporary, path)
     except BaseException:
         temporary.unlink(missing_ok=True)

@@ -32,7 +32,9 @@ from typing import Any
 
 from actloop.agent.solver import EPISODES_DIR
 from actloop.core.result import Condition, ResultRow
+from actloop.core.text import write_text
 from actloop.errors import ConfigError, OutputBusy, RecordError
+from actloop.records.jsonl import json_text
 from actloop.records.recorder import RESULT_FILE
 from actloop.records.results import (
     counted_rows,
@@ -81,10 +83,9 @@ def claim(out_dir: Path, description: dict[str, Any]) -> None:
     its result rows.
     """
     path = out_dir / CONDITION_FILE
-    recorded: dict[str, Any] | None = None
     keys: set[str] = set(description)
-    if path.exists():
-        recorded = json.loads(path.read_text())
+    recorded = read_description(path, "which condition the directory holds")
+    if recorded is not None:
         keys |= set(recorded)
     elif rows := read_results(out_dir).rows:
         keys = {"model", "protocol", "summary"}
@@ -98,7 +99,26 @@ def claim(out_dir: Path, description: dict[str, Any]) -> None:
                 f"{out_dir} holds the results of another condition ({changes}). Use another --out, or give "
                 "several values (e.g. --protocol active,passive) to run a matrix with one directory each."
             )
-    path.write_text(json.dumps(description, indent=2) + "\n")
+    write_text(path, json_text(description, indent=2) + "\n")
+
+
+def read_description(path: Path, what: str) -> dict[str, Any] | None:
+    """The JSON object in ``path`` (which records ``what``), None when there is no such file; RecordError
+    naming the file when it is not a readable JSON object (torn by a crash, or edited by hand)."""
+    try:
+        value = json.loads(path.read_bytes().decode("utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as err:  # ValueError: not UTF-8 or not JSON
+        why = f"it is unreadable ({err})"
+    else:
+        if isinstance(value, dict):
+            return value
+        why = f"it holds {type(value).__name__}, not a JSON object"
+    raise RecordError(
+        f"{path} records {what}, but {why}: restore it, or delete it to have the directory judged by its "
+        "result rows"
+    )
 
 
 @contextmanager
