@@ -91,6 +91,53 @@ def test_bad_answers_get_400_and_nothing_is_written(server: AnnotationServer, ru
     assert not record_path(run, "human", "alice").exists()
 
 
+def test_every_malformed_body_gets_400_saying_what_is_wrong(server: AnnotationServer, run: Path) -> None:
+    good = {"episode": EPISODES[0], "item": "TL", "value": 1}
+    deep = b"[" * 5000 + b"]" * 5000
+    for body, problem in [
+        (b"{}", "missing field(s) episode, item, value"),
+        (b'{"episode": []}', "missing field(s) item, value"),
+        ({**good, "episode": []}, "episode is text (an episode record's name), not a JSON array"),
+        ({**good, "item": {"TL": 1}}, "unknown item a JSON object"),
+        ({**good, "value": 1.0}, "a judgment's value is 0, 1 or null, not 1.0"),
+        ({**good, "value": "1"}, "a judgment's value is 0, 1 or null, not '1'"),
+        ({"episode": EPISODES[0], "item": "TL"}, "missing field(s) value"),
+        (deep, "JSON nested too deeply"),
+        (b'{"episode": ' + deep + b', "item": "TL", "value": 1}', "JSON nested too deeply"),
+        (b'{"episode": "caf\xe9"}', "the body is not JSON"),
+    ]:
+        status, reply = post(server, body)
+        assert status == 400 and problem in reply["error"], body
+    assert not record_path(run, "human", "alice").exists()
+    assert post(server, good)[0] == 200  # the server still answers
+
+
+def test_a_lone_surrogate_in_a_reply_is_served_and_in_a_justification_refused(
+    server: AnnotationServer, run: Path
+) -> None:
+    events = run / "episodes" / EPISODES[0] / "events.jsonl"
+    lines = events.read_text().splitlines()
+    reply = json.loads(lines[2])
+    reply["data"]["text"] = "I see \ud800 a cube"
+    events.write_text("\n".join([*lines[:2], json.dumps(reply), *lines[3:]]) + "\n")
+    status, _, content = request(server, "GET", f"/api/episodes/{EPISODES[0]}")
+    assert status == 200 and "I see \ufffd a cube" in content.decode("utf-8")
+    answer = {"episode": EPISODES[0], "item": "TL", "value": 1, "justification": "saw \udfff it"}
+    status, refused = post(server, answer)
+    assert status == 400 and "lone surrogate" in refused["error"]
+    assert not record_path(run, "human", "alice").exists()
+    assert request(server, "GET", f"/api/episodes/{EPISODES[0]}")[0] == 200
+
+
+def test_only_records_inside_the_run_are_served(tmp_path: Path, run: Path) -> None:
+    outside = write_record(tmp_path / "outside", row("grasp_single_cube", 7, 1, "fail"))
+    (run / "episodes" / "link").symlink_to(outside)
+    write_dir(run, [{**row("grasp_single_cube", 7, 1, "fail"), "record_dir": "episodes/link"}], records=False)
+    with AnnotationServer(run, "alice") as served:
+        assert [e.name for e in served.episodes] == EPISODES
+        assert request(served, "GET", "/api/episodes/link")[0] == 404
+
+
 def test_an_answer_is_appended_at_once_and_the_state_comes_back(server: AnnotationServer, run: Path) -> None:
     status, reply = post(server, {"episode": EPISODES[0], "item": "gate:recovery", "value": 1})
     assert status == 200
@@ -207,6 +254,19 @@ def test_one_server_per_annotator_and_run(run: Path, server: AnnotationServer) -
     with pytest.raises(ConfigError, match="already serving alice"):
         AnnotationServer(run, "alice")
     AnnotationServer(run, "bob").close()
+
+
+def test_an_annotator_name_is_letters_digits_and_dot_dash_underscore(
+    run: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def stop(self: AnnotationServer) -> None:
+        raise KeyboardInterrupt  # a name that is accepted ends the command at once (exit 0)
+
+    monkeypatch.setattr(AnnotationServer, "serve_forever", stop)
+    for name in ("alice\n", "al ice", "-alice", "a" * 65, "alïce"):
+        assert main(["annotate", str(run), f"--annotator={name}", "--no-browser"]) == 2, name
+        assert "error: a rater's name is 1-64 ASCII letters" in capsys.readouterr().out
+    assert not (run / "diagnostics" / "human").exists() or not list((run / "diagnostics" / "human").iterdir())
 
 
 def test_the_command_refuses_what_it_cannot_serve(tmp_path: Path, run: Path) -> None:

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
+from actloop.core.text import readable
 from actloop.errors import ConfigError, RecordError
 from actloop.records.jsonl import RESULTS_FILE
 from actloop.suites.vabench.diagnostics.annotate_page import render_annotate_page
@@ -140,6 +141,8 @@ class AnnotationServer:
         return file.read_bytes(), kind
 
     def save(self, body: Any) -> dict[str, Any]:
+        """Record a posted answer (a RecordError, and nothing written, when it is refused) and return the
+        reply: what was saved, the episode's state and the progress."""
         judgment = self.book.record(body)
         return {
             "saved": judgment.to_json(),
@@ -223,9 +226,21 @@ class _Handler(BaseHTTPRequestHandler):
             self._json(HTTPStatus.BAD_REQUEST, {"error": "the body must be application/json"})
             return
         try:
-            self._json(HTTPStatus.OK, self.app.save(json.loads(raw)))
-        except (ValueError, RecordError) as err:
+            body = json.loads(raw)
+        except RecursionError:
+            self._json(HTTPStatus.BAD_REQUEST, {"error": "the body is not an answer: JSON nested too deeply"})
+            return
+        except ValueError as err:  # not UTF-8, or not JSON
+            self._json(HTTPStatus.BAD_REQUEST, {"error": f"the body is not JSON: {err}"})
+            return
+        try:
+            saved = self.app.save(body)
+        except RecordError as err:  # refused before anything is written
             self._json(HTTPStatus.BAD_REQUEST, {"error": str(err)})
+        except OSError as err:
+            self._json(HTTPStatus.INTERNAL_SERVER_ERROR, {"error": f"the answer could not be saved: {err}"})
+        else:
+            self._json(HTTPStatus.OK, saved)
 
     def _host_ok(self) -> bool:
         if self.headers.get("Host") in self.app.hosts:
@@ -234,7 +249,7 @@ class _Handler(BaseHTTPRequestHandler):
         return False
 
     def _json(self, status: HTTPStatus, data: Any) -> None:
-        body = json.dumps(data, ensure_ascii=False, allow_nan=False, default=str).encode()
+        body = readable(json.dumps(data, ensure_ascii=False, allow_nan=False, default=str)).encode()
         self._send(status, body, "application/json; charset=utf-8")
 
     def _send(self, status: HTTPStatus, body: bytes, kind: str, policy: str | None = None) -> None:

@@ -20,22 +20,25 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from actloop.core.text import readable
 from actloop.errors import ConfigError, RecordError
 from actloop.suites.vabench.diagnostics.aggregate import CRITERION_GATES, decide
 from actloop.suites.vabench.diagnostics.records import (
     DIAGNOSTICS_DIR,
     GATE_ITEMS,
-    ITEMS,
     Judgment,
     Judgments,
     RaterKind,
     append_judgment,
+    brief,
     check_rater_name,
     read_judgments,
 )
 
 MAX_JUSTIFICATION = 500
 """Characters of a justification: a short note, not an essay."""
+ANSWER_FIELDS = {"episode", "item", "value", "justification"}
+"""What a posted answer holds (``justification`` may be left out)."""
 
 GateAnswers = dict[str, dict[str, dict[str, int]]]
 """rater -> episode -> gate item -> 0/1."""
@@ -144,25 +147,29 @@ class AnnotationBook:
         return judgment
 
     def judgment(self, body: Any) -> Judgment:
+        """A posted answer (``{episode, item, value, justification}``) as this annotator's judgment; a
+        RecordError says what is wrong with it."""
         if not isinstance(body, dict):
             raise RecordError("an answer is a JSON object with episode, item, value and justification")
-        unknown = set(body) - {"episode", "item", "value", "justification"}
-        if unknown:
-            raise RecordError(f"unknown field(s) {', '.join(sorted(unknown))}")
-        episode, item, value = body.get("episode"), body.get("item"), body.get("value")
+        unknown, missing = set(body) - ANSWER_FIELDS, {"episode", "item", "value"} - set(body)
+        if unknown or missing:
+            wrong = [f"unknown field(s) {', '.join(sorted(unknown))}"] if unknown else []
+            wrong += [f"missing field(s) {', '.join(sorted(missing))}"] if missing else []
+            raise RecordError("; ".join(wrong))
+        episode = body["episode"]
+        if not isinstance(episode, str):
+            raise RecordError(f"episode is text (an episode record's name), not {brief(episode)}")
         if episode not in self._known:
-            raise RecordError(f"no episode {episode!r} in this run")
-        if item not in ITEMS:
-            raise RecordError(f"unknown item {item!r}; items are {', '.join(ITEMS)}")
-        if value not in (0, 1, None) or isinstance(value, bool):
-            raise RecordError(f"an answer is 1 (yes), 0 (no) or null (withdrawn), not {value!r}")
+            raise RecordError(f"no episode {brief(episode)} in this run")
         text = body.get("justification")
         if text is not None and not isinstance(text, str):
-            raise RecordError("a justification is text")
+            raise RecordError(f"a justification is text or null, not {brief(text)}")
         note = (text or "").strip() or None
         if note is not None and len(note) > MAX_JUSTIFICATION:
             raise RecordError(f"a justification is at most {MAX_JUSTIFICATION} characters, not {len(note)}")
-        return Judgment(self.annotator, "human", episode, item, value, justification=note)
+        if note is not None and readable(note) != note:
+            raise RecordError("a justification must be valid Unicode text: it holds a lone surrogate")
+        return Judgment(self.annotator, "human", episode, body["item"], body["value"], justification=note)
 
     def _other_files(self) -> tuple[tuple[str, int, int], ...]:
         own = f"{self.annotator}.jsonl"

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from actloop.errors import RecordError
+from actloop.records.paths import inside
 from actloop.records.recorder import EVENTS_FILE
 from actloop.records.results import counted_rows
 from actloop.viewer.steps import episode_data, safe_relative
@@ -34,10 +36,15 @@ class RunEpisode:
 
 
 def run_episodes(run_dir: Path) -> list[RunEpisode]:
-    """The counted episodes of ``run_dir`` that have an episode record, in results order."""
+    """The counted episodes of ``run_dir`` that have an episode record inside ``run_dir``, in results
+    order (a ``record_dir`` leading outside the run is never followed)."""
     episodes = []
     for row in counted_rows(run_dir):
         if row.record_dir is None or not safe_relative(row.record_dir):
+            continue
+        try:
+            inside(run_dir, row.record_dir)
+        except RecordError:
             continue
         record_dir = run_dir / row.record_dir
         if (record_dir / EVENTS_FILE).is_file():

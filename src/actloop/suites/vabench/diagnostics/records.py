@@ -31,7 +31,7 @@ GATE_ITEMS = ("gate:ambiguity", "gate:recovery")
 CRITERION_ITEMS = tuple(c.code for c in CRITERIA)
 ITEMS = GATE_ITEMS + CRITERION_ITEMS
 
-_RATER_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+_RATER_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 
 
 @dataclass(frozen=True)
@@ -53,14 +53,21 @@ class Judgment:
         check_rater_name(self.rater)
         if self.kind not in RATER_KINDS:
             raise RecordError(f"rater kind must be one of {', '.join(RATER_KINDS)}, not {self.kind!r}")
-        if self.item not in ITEMS:
-            raise RecordError(f"unknown item {self.item!r}; items are {', '.join(ITEMS)}")
-        if self.value not in (0, 1, None) or isinstance(self.value, bool):
-            raise RecordError(f"a judgment's value is 0, 1 or null, not {self.value!r}")
-        if not isinstance(self.vote, int) or isinstance(self.vote, bool) or self.vote < 0:
-            raise RecordError(f"a vote number is a non-negative integer, not {self.vote!r}")
-        if not self.episode or "/" in self.episode or self.episode.startswith("."):
-            raise RecordError(f"an episode is named by its record directory, not {self.episode!r}")
+        if not isinstance(self.item, str) or self.item not in ITEMS:
+            raise RecordError(f"unknown item {brief(self.item)}; items are {', '.join(ITEMS)}")
+        if self.value is not None and (type(self.value) is not int or self.value not in (0, 1)):
+            raise RecordError(f"a judgment's value is 0, 1 or null, not {brief(self.value)}")
+        if type(self.vote) is not int or self.vote < 0:
+            raise RecordError(f"a vote number is a non-negative integer, not {brief(self.vote)}")
+        if (
+            not isinstance(self.episode, str)
+            or not self.episode
+            or "/" in self.episode
+            or self.episode[0] == "."
+        ):
+            raise RecordError(f"an episode is named by its record directory, not {brief(self.episode)}")
+        if self.justification is not None and not isinstance(self.justification, str):
+            raise RecordError(f"a justification is text or null, not {brief(self.justification)}")
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -68,12 +75,21 @@ class Judgment:
 
 def check_rater_name(name: str) -> str:
     """``name`` if it can name a rater's file (letters, digits, ``_.-``; up to 64), else a RecordError."""
-    if not isinstance(name, str) or not _RATER_NAME.match(name):
+    if not isinstance(name, str) or not _RATER_NAME.fullmatch(name):
         raise RecordError(
-            f"a rater's name is 1-64 letters, digits, '_', '.' or '-' starting with a letter or digit, "
-            f"not {name!r}"
+            f"a rater's name is 1-64 ASCII letters, digits, '_', '.' or '-' starting with a letter or digit, "
+            f"not {brief(name)}"
         )
     return name
+
+
+def brief(value: Any, limit: int = 60) -> str:
+    """A bad value named in an error message: ``repr`` cut to ``limit`` characters; a JSON array or object
+    only by its kind (it may be nested too deeply to show)."""
+    if isinstance(value, list | dict):
+        return "a JSON array" if isinstance(value, list) else "a JSON object"
+    text = repr(value)
+    return text if len(text) <= limit else f"{text[: limit - 3]}..."
 
 
 def record_path(run_dir: Path, kind: RaterKind, rater: str) -> Path:
