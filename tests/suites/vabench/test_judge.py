@@ -313,6 +313,21 @@ def test_many_frames_are_subsampled_evenly_and_the_omitted_ones_named(tmp_path: 
     assert "[image: step 9 view active]" in text
 
 
+def test_a_frame_linked_out_of_the_record_and_a_cut_off_line_are_never_sent(tmp_path: Path) -> None:
+    data = row("place_single_cube", 3, 1, "fail")
+    record = write_record(tmp_path / "run" / data["record_dir"], data, steps=3)
+    secret = tmp_path / "secret.png"
+    secret.write_bytes((record / "frames" / "step001_active.png").read_bytes())
+    (record / "frames" / "step001_active.png").unlink()
+    (record / "frames" / "step001_active.png").symlink_to(secret)
+    with (record / "events.jsonl").open("a") as events:
+        events.write('{"type": "env_step", "da')
+    content = episode_content(record)
+    text = "\n".join(p.text for p in content.content if p.type == "text")
+    assert content.frames_total == 2 and "[image: step 1 view active, missing from the record]" in text
+    assert "(1 unreadable line(s) of the record are left out.)" in text
+
+
 @pytest.mark.parametrize(
     ("reply", "problem"),
     [
