@@ -198,3 +198,22 @@ def test_a_viewer_file_linked_out_of_the_record_is_replaced_not_written_through(
         and not viewer.is_symlink()
         and "<!DOCTYPE html>" in viewer.read_text()
     )
+
+
+def test_the_video_reads_only_frames_inside_the_record_and_never_writes_through_a_link(
+    tmp_path: Path,
+) -> None:
+    record = write_record(tmp_path / "ep", row("grasp_single_cube", 1, 1, "fail"), steps=3)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "step009_active.png").write_bytes(b"not an image")  # would break the video if read
+    (record / "frames" / "step009_active.png").symlink_to(elsewhere / "step009_active.png")
+    (record / "episode.mp4").symlink_to(elsewhere / "kept.mp4")
+    (elsewhere / "kept.mp4").write_text("kept")
+    assert main(["view", str(record), "--mp4"]) == 0
+    video = record / "episode.mp4"
+    assert (
+        not video.is_symlink()
+        and video.stat().st_size > 100
+        and (elsewhere / "kept.mp4").read_text() == "kept"
+    )

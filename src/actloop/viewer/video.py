@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import re
+import secrets
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
@@ -34,11 +36,13 @@ def _tile(images: list[np.ndarray]) -> np.ndarray:
 
 
 def write_episode_video(record_dir: Path) -> Path:
-    """Write ``record_dir/episode.mp4`` from ``frames/stepNNN_<view>.png`` and return its path."""
+    """Write ``record_dir/episode.mp4`` from ``frames/stepNNN_<view>.png`` (those inside the record: a
+    link leading out is skipped) and return its path; the file is replaced, never written through a link."""
     by_step: dict[int, list[Path]] = defaultdict(list)
+    root = record_dir.resolve()
     for path in sorted((record_dir / "frames").glob("step*.png")):
         match = _FRAME.match(path.name)
-        if match:
+        if match and path.resolve().is_relative_to(root):
             by_step[int(match.group(1))].append(path)
     if not by_step:
         raise RecordError(f"{record_dir} has no frames to make a video from")
@@ -46,5 +50,10 @@ def write_episode_video(record_dir: Path) -> Path:
         _tile([np.asarray(Image.open(p).convert("RGB")) for p in by_step[s]]) for s in sorted(by_step)
     ]
     path = record_dir / VIDEO_FILE
-    imageio.mimwrite(path, images, fps=1 / FRAMES_PER_STEP_S, macro_block_size=1)
+    temporary = path.with_name(f".{path.stem}.{secrets.token_hex(4)}{path.suffix}")
+    try:
+        imageio.mimwrite(temporary, images, fps=1 / FRAMES_PER_STEP_S, macro_block_size=1)
+        os.replace(temporary, path)
+    finally:
+        temporary.unlink(missing_ok=True)
     return path
