@@ -12,7 +12,7 @@ import pytest
 from actloop.cli import main, parser
 from actloop.cli.common import model_args
 from actloop.cli.run import plan_from
-from actloop.runs.matrix import CONDITION_FILE, output_lock
+from actloop.runs.layout import CONDITION_FILE, output_lock
 
 TASK = ["--tasks", "grasp_single_cube", "--seeds", "1"]
 NEITHER = "the decisions file is neither a JSON list nor JSON Lines"
@@ -156,6 +156,30 @@ def test_a_torn_or_foreign_condition_file_is_an_error_line(
     (out / CONDITION_FILE).unlink()
     assert main(_run(out, decisions=stop)) == 0  # judged by its rows, then recorded again
     assert json.loads((out / CONDITION_FILE).read_text())["model"] == "actloop/replay"
+
+
+def test_a_matrix_and_a_single_condition_never_share_a_directory(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    single, matrix, stop = tmp_path / "single", tmp_path / "matrix", _stop_file(tmp_path)
+    assert main(_run(single, "--workers", "1", decisions=stop)) == 0
+    assert main(_run(matrix, "--workers", "1", "--protocol", "active,passive", decisions=stop)) == 0
+    capsys.readouterr()
+    assert main(_run(single, "--protocol", "active,passive", decisions=stop)) == 2
+    assert main(_run(matrix, "--protocol", "passive", decisions=stop)) == 2
+    printed = [" ".join(line.split()) for line in capsys.readouterr().out.split("error: ")[1:]]
+    assert printed[0].startswith(
+        f"{single} holds the results of one condition (actloop/replay (active)): a run matrix needs a "
+        "directory of its own; choose another --out"
+    )
+    conditions = "actloop__replay__active__none, actloop__replay__passive__none"
+    assert printed[1].startswith(
+        f"{matrix} holds a run matrix ({conditions}): run this condition into "
+        f"{matrix / 'actloop__replay__passive__none'}, or give the matrix's values to resume it"
+    )
+    assert (
+        not (single / "actloop__replay__passive__none").exists() and not (matrix / "results.jsonl").exists()
+    )
 
 
 def test_a_directory_from_before_condition_files_is_judged_by_its_rows(tmp_path: Path) -> None:

@@ -13,17 +13,11 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from actloop.core.result import Condition
 from actloop.records.jsonl import RESULTS_FILE, append_line, read_lines
 from actloop.records.table import EPISODES_TABLE, write_episode_table
-from actloop.runs.matrix import (
-    CONDITION_FILE,
-    Condition,
-    claim,
-    condition_dir,
-    conditions,
-    discard_cut_off_records,
-    pending,
-)
+from actloop.runs.layout import CONDITION_FILE, claim, condition_dir, conditions
+from actloop.runs.matrix import discard_cut_off_records, pending
 
 SEEDS = 4
 

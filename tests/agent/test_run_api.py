@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from contextlib import ExitStack
 from pathlib import Path
 
 import pytest
@@ -10,8 +11,9 @@ import pytest
 import actloop
 from actloop.core.frames import Frame
 from actloop.core.result import ResultRow
-from actloop.errors import ConfigError, UnknownSuite, UnknownTask
+from actloop.errors import ConfigError, OutputBusy, UnknownSuite, UnknownTask
 from actloop.records.results import read_results
+from actloop.runs.layout import output_lock
 from fake_providers import serve
 
 pytestmark = pytest.mark.filterwarnings("ignore:The 'initial' parameter is deprecated:DeprecationWarning")
@@ -20,8 +22,10 @@ CLOSE = {"action": "gripper.close", "reason": "grasp"}
 STOP = '{"stop": true, "reason": "done"}'
 
 
-def replay_plan(out: Path, seeds: object, **options: object) -> actloop.RunPlan:
-    decisions = out.parent / "decisions.json"
+def replay_plan(
+    out: Path, seeds: object, decisions: Path | None = None, **options: object
+) -> actloop.RunPlan:
+    decisions = decisions or out.parent / "decisions.json"
     decisions.write_text(json.dumps([MOVE, CLOSE]))
     settings: dict[str, object] = {"suite": "fake", "tasks": "all", "isolation": "inline", **options}
     return actloop.RunPlan(
@@ -92,6 +96,46 @@ def test_a_record_whose_result_cannot_be_read_is_kept_and_its_episode_runs_again
     assert row.record_dir == f"episodes/{record.name}-2" and row.success  # ran again beside the old record
     assert (record / "events.jsonl").is_file() and (record / "result.json").read_text() == '{"task": "pick_cu'
     assert any(line.startswith(f"note: kept {record} as it is, its episode runs again: ") for line in lines)
+
+
+ACTIVE, PASSIVE = "actloop__replay__active__none", "actloop__replay__passive__none"
+MATRIX = {"protocols": ["active", "passive"]}
+
+
+def test_a_directory_holds_one_condition_or_one_matrix(tmp_path: Path) -> None:
+    single, matrix = tmp_path / "single", tmp_path / "matrix"
+    actloop.evaluate(replay_plan(single, 1))
+    held = r"single holds the results of one condition \(actloop/replay \(active\)\): a run matrix needs"
+    with pytest.raises(ConfigError, match=held):
+        actloop.evaluate(replay_plan(single, 1, **MATRIX))
+    actloop.evaluate(replay_plan(matrix, 1, **MATRIX))
+    with pytest.raises(ConfigError, match=f"matrix holds a run matrix \\({ACTIVE}, {PASSIVE}\\): run this"):
+        actloop.evaluate(replay_plan(matrix, 1))
+    with pytest.raises(ConfigError, match=r"new is inside the run matrix .*matrix: a run matrix needs"):
+        actloop.evaluate(replay_plan(matrix / "new", 1, **MATRIX))
+    lines: list[str] = []
+    alone = replay_plan(matrix / ACTIVE, 1, decisions=tmp_path / "decisions.json")  # one of its conditions
+    actloop.evaluate(alone, log=lines.append)
+    assert any("1 episode(s) already recorded" in line for line in lines)
+    assert "passive" not in (single / "results.jsonl").read_text()  # nothing was written on refusal
+    assert sorted(p.name for p in matrix.iterdir() if p.is_dir()) == [ACTIVE, PASSIVE]
+
+
+def test_a_matrix_is_locked_as_a_whole(tmp_path: Path) -> None:
+    out, fresh = tmp_path / "matrix", tmp_path / "fresh"
+    actloop.evaluate(replay_plan(out, 1, **MATRIX))
+    busy = "another actloop run is writing to"
+    with ExitStack() as running:  # the matrix is running: none of its conditions runs alone
+        for directory in (out, out / ACTIVE, out / PASSIVE):
+            running.enter_context(output_lock(directory))
+        with pytest.raises(OutputBusy, match=f"{busy} the run matrix in {out}, which holds {out / ACTIVE}"):
+            actloop.evaluate(replay_plan(out / ACTIVE, 2, decisions=tmp_path / "decisions.json"))
+    with output_lock(out / PASSIVE), pytest.raises(OutputBusy, match=f"{busy} {out / PASSIVE};"):
+        actloop.evaluate(replay_plan(out, 2, **MATRIX))  # a condition running alone holds off its matrix
+    with output_lock(fresh / PASSIVE), pytest.raises(OutputBusy, match=f"{busy} {fresh / PASSIVE};"):
+        actloop.evaluate(replay_plan(fresh, 2, **MATRIX))  # even one started before its matrix existed
+    assert [len(read_results(out / name).rows) for name in (ACTIVE, PASSIVE)] == [1, 1]
+    assert not (fresh / PASSIVE / "results.jsonl").exists()
 
 
 def test_a_plan_for_another_condition_is_refused_on_the_same_output(tmp_path: Path) -> None:

@@ -9,17 +9,11 @@ row is missing or unreadable gets its row back from it (appended to ``results.js
 line stays as it is and is named), and when that file cannot be read either the episode runs again into a
 fresh directory beside it. Episodes that ended in ``infra_error`` or ``error`` are rerun only on request.
 
-A directory belongs to one condition: ``condition.json`` records the model, protocol, summary, model
-arguments, endpoint, generation settings and actloop version, and a run for anything else into the
-same directory is refused rather than reported with the old results. One run at a time may write to an
-output directory (an exclusive lock on ``.actloop.lock``).
+Which directory holds which condition, and the run locks, are :mod:`actloop.runs.layout`'s.
 """
 
 from __future__ import annotations
 
-import fcntl
-import json
-import os
 import re
 import shutil
 import threading
@@ -28,13 +22,10 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
 
 from actloop.agent.solver import EPISODES_DIR
-from actloop.core.result import Condition, ResultRow
-from actloop.core.text import write_text
-from actloop.errors import ConfigError, OutputBusy, RecordError
-from actloop.records.jsonl import json_text
+from actloop.core.result import ResultRow
+from actloop.errors import RecordError
 from actloop.records.recorder import RESULT_FILE
 from actloop.records.results import (
     counted_rows,
@@ -44,101 +35,11 @@ from actloop.records.results import (
     write_result,
 )
 from actloop.runs.retries import RetryWatch
-from actloop.sim.fingerprint import actloop_version
 
 Episode = tuple[str, int, int]
 Log = Callable[[str], None]
-CONDITION_FILE = "condition.json"
-LOCK_FILE = ".actloop.lock"
 _RECORD_NAME = re.compile(r"(?P<task>.+)__seed(?P<seed>-?\d+)__run(?P<run>\d+)(?:-(?P<n>\d+))?")
 """A record directory's name (:attr:`~actloop.agent.solver.EpisodeSpec.name`, made fresh with ``-N``)."""
-
-
-def conditions(models: list[str], protocols: list[str], summaries: list[str]) -> list[Condition]:
-    return [Condition(m, p, s) for m in models for p in protocols for s in summaries]
-
-
-def condition_dir(out: Path, condition: Condition, matrix: list[Condition]) -> Path:
-    return out if len(matrix) == 1 else out / condition.slug
-
-
-def describe(condition: Condition, settings: dict[str, Any]) -> dict[str, Any]:
-    """What a condition's output directory holds: the condition, how the model is called, the version.
-
-    ``settings`` are the model arguments, endpoint and generation settings of the run.
-    """
-    return {
-        "model": condition.model,
-        "protocol": condition.protocol,
-        "summary": condition.summary,
-        **{key: settings[key] for key in sorted(settings)},
-        "actloop": actloop_version(),
-    }
-
-
-def claim(out_dir: Path, description: dict[str, Any]) -> None:
-    """Mark ``out_dir`` as holding ``description``'s condition, or refuse a directory holding another.
-
-    A directory made before ``condition.json`` existed is judged by the model, protocol and summary of
-    its result rows.
-    """
-    path = out_dir / CONDITION_FILE
-    keys: set[str] = set(description)
-    recorded = read_description(path, "which condition the directory holds")
-    if recorded is not None:
-        keys |= set(recorded)
-    elif rows := read_results(out_dir).rows:
-        keys = {"model", "protocol", "summary"}
-        last = rows[-1]
-        recorded = {"model": last.model, "protocol": last.protocol, "summary": last.summary}
-    if recorded is not None:
-        differ = sorted(k for k in keys if recorded.get(k) != description.get(k))
-        if differ:
-            changes = "; ".join(f"{k}: {recorded.get(k)!r} there, {description.get(k)!r} now" for k in differ)
-            raise ConfigError(
-                f"{out_dir} holds the results of another condition ({changes}). Use another --out, or give "
-                "several values (e.g. --protocol active,passive) to run a matrix with one directory each."
-            )
-    write_text(path, json_text(description, indent=2) + "\n")
-
-
-def read_description(path: Path, what: str) -> dict[str, Any] | None:
-    """The JSON object in ``path`` (which records ``what``), None when there is no such file; RecordError
-    naming the file when it is not a readable JSON object (torn by a crash, or edited by hand)."""
-    try:
-        value = json.loads(path.read_bytes().decode("utf-8"))
-    except FileNotFoundError:
-        return None
-    except (OSError, ValueError) as err:  # ValueError: not UTF-8 or not JSON
-        why = f"it is unreadable ({err})"
-    else:
-        if isinstance(value, dict):
-            return value
-        why = f"it holds {type(value).__name__}, not a JSON object"
-    raise RecordError(
-        f"{path} records {what}, but {why}: restore it, or delete it to have the directory judged by its "
-        "result rows"
-    )
-
-
-@contextmanager
-def output_lock(out: Path) -> Iterator[None]:
-    """Hold the output directory's run lock; raises :class:`OutputBusy` if another run holds it."""
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        fd = os.open(out / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
-    except OSError as err:
-        raise ConfigError(f"cannot write to the output directory {out}: {err.strerror}") from None
-    try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise OutputBusy(
-                f"another actloop run is writing to {out}; wait for it to finish or choose another --out"
-            ) from None
-        yield
-    finally:
-        os.close(fd)  # closing releases the lock
 
 
 def resume(out_dir: Path, episodes: list[Episode], retry_errors: bool, log: Log) -> list[Episode]:

@@ -1,8 +1,8 @@
 """The run API: a :class:`RunPlan` (suite, episodes, conditions, how models are called) and
 :func:`evaluate`, which runs it, resuming whatever an earlier run of the same plan left undone.
 
-Conditions are models × protocols × summary conditions; each has its own output directory
-(:mod:`actloop.runs.matrix`), claimed for that condition, under a lock on the output directory.
+Conditions are models × protocols × summary conditions; each has its own output directory, claimed for
+that condition, under a lock covering the whole output directory (:mod:`actloop.runs.layout`).
 ``results.jsonl`` is the source of truth: evaluating the same plan again runs only the episodes without
 a row (and configuration failures), so a killed run loses nothing and duplicates nothing.
 """
@@ -19,7 +19,7 @@ from actloop.agent.task import Episode, select_episodes
 from actloop.core.result import NO_SUMMARY, Condition, ResultRow
 from actloop.core.suite import get_suite
 from actloop.errors import ConfigError
-from actloop.runs import matrix
+from actloop.runs import layout, matrix
 from actloop.runs.inspect_run import check_model, run_episodes
 from actloop.runs.retries import watch_retries
 from actloop.runtime.make import Isolation
@@ -82,7 +82,7 @@ class RunPlan:
             raise ConfigError(f"max episodes in flight must be at least 1, got {self.max_in_flight}")
         if self.env_timeout is not None and not self.env_timeout > 0:
             raise ConfigError(f"the environment call timeout must be positive, got {self.env_timeout}")
-        return matrix.conditions(self.models, protocols, self.summaries)
+        return layout.conditions(self.models, protocols, self.summaries)
 
     def settings(self) -> dict[str, Any]:
         """How the models are called: recorded with each condition, and part of what a resume must match."""
@@ -129,7 +129,7 @@ def evaluate(plan: RunPlan, log: Log = lambda line: None, progress_every_s: floa
     ]
     for model in dict.fromkeys(c.model for c in matrix_conditions):  # a missing key fails before any episode
         check_model(model, plan.model_args, plan.model_base_url)
-    dirs = [matrix.condition_dir(plan.out, c, matrix_conditions) for c in matrix_conditions]
+    dirs = [layout.condition_dir(plan.out, c, matrix_conditions) for c in matrix_conditions]
     isolation = plan.isolation
     if plan.ray:
         from actloop.runtime.ray_actor import connect
@@ -142,37 +142,39 @@ def evaluate(plan: RunPlan, log: Log = lambda line: None, progress_every_s: floa
         how += f", up to {plan.max_in_flight} episodes in flight"
     log(f"{len(matrix_conditions)} condition(s) x {len(episodes)} episode(s) -> {plan.out}")
     stopped: ResultRow | None = None
-    with matrix.output_lock(plan.out):
-        for condition, out_dir in zip(matrix_conditions, dirs, strict=True):
-            out_dir.mkdir(parents=True, exist_ok=True)
-            matrix.claim(out_dir, matrix.describe(condition, settings))
-        with watch_retries() as retries, matrix.progress(log, dirs, set(episodes), progress_every_s, retries):
-            for condition, harness, out_dir in zip(matrix_conditions, harnesses, dirs, strict=True):
-                todo = matrix.resume(out_dir, episodes, plan.retry_errors, log)
-                if len(todo) < len(episodes):
-                    log(f"{condition.slug}: {len(episodes) - len(todo)} episode(s) already recorded")
-                if not todo:
-                    continue
-                log(f"running {len(todo)} episode(s) of {condition.model} with {how} -> {out_dir}")
-                ran = run_episodes(
-                    plan.suite,
-                    todo,
-                    condition.model,
-                    plan.model_args,
-                    out_dir,
-                    workers=workers,
-                    max_in_flight=plan.max_in_flight,
-                    protocol=condition.protocol,
-                    env_factory=plan.env_factory,
-                    isolation=isolation,
-                    model_base_url=plan.model_base_url,
-                    env_timeout=plan.env_timeout,
-                    harness=harness,
-                    **plan.generation,
-                )
-                stopped = next((r for r in ran if r.error_kind == "configuration"), None)
-                if stopped is not None:
-                    break
+    described = [layout.describe(condition, settings) for condition in matrix_conditions]
+    claims = list(zip(dirs, described, strict=True))
+    with (
+        layout.claimed(plan.out, claims),
+        watch_retries() as retries,
+        matrix.progress(log, dirs, set(episodes), progress_every_s, retries),
+    ):
+        for condition, harness, out_dir in zip(matrix_conditions, harnesses, dirs, strict=True):
+            todo = matrix.resume(out_dir, episodes, plan.retry_errors, log)
+            if len(todo) < len(episodes):
+                log(f"{condition.slug}: {len(episodes) - len(todo)} episode(s) already recorded")
+            if not todo:
+                continue
+            log(f"running {len(todo)} episode(s) of {condition.model} with {how} -> {out_dir}")
+            ran = run_episodes(
+                plan.suite,
+                todo,
+                condition.model,
+                plan.model_args,
+                out_dir,
+                workers=workers,
+                max_in_flight=plan.max_in_flight,
+                protocol=condition.protocol,
+                env_factory=plan.env_factory,
+                isolation=isolation,
+                model_base_url=plan.model_base_url,
+                env_timeout=plan.env_timeout,
+                harness=harness,
+                **plan.generation,
+            )
+            stopped = next((r for r in ran if r.error_kind == "configuration"), None)
+            if stopped is not None:
+                break
     rows = [row for out_dir in dirs for row in matrix.episode_rows(out_dir, set(episodes))]
     return RunOutcome(rows, dirs, stopped)
 
