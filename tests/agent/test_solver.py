@@ -40,6 +40,7 @@ def run_replay(
     isolation: str = "inline",
     env_kwargs: dict[str, Any] | None = None,
     workers: int = 1,
+    env_timeout: float | None = None,
 ) -> list[dict[str, Any]]:
     path = out / "decisions.json"
     out.mkdir(parents=True, exist_ok=True)
@@ -54,6 +55,7 @@ def run_replay(
         env_factory=FACTORY,
         isolation=isolation,  # type: ignore[arg-type]
         env_kwargs=env_kwargs,
+        env_timeout=env_timeout,
     )
 
 
@@ -245,20 +247,8 @@ def test_pooled_episodes_in_flight_on_two_hosts(tmp_path: Path) -> None:
 
 
 def test_a_hung_pool_host_becomes_error_rows_and_the_rest_run(tmp_path: Path) -> None:
-    path = tmp_path / "decisions.json"
-    path.write_text(json.dumps([MOVE, CLOSE]))
-    rows = run_json(
-        "fake",
-        [("pick_cube", 0, 0)],
-        "actloop/replay",
-        {"decisions": str(path)},
-        tmp_path,
-        workers=1,
-        env_factory=FACTORY,
-        isolation="pool",
-        env_kwargs={"hang_on_step": 30.0},
-        env_timeout=1.5,
-    )
+    hang = {"hang_on_step": 30.0}
+    rows = run_replay(tmp_path, [MOVE, CLOSE], isolation="pool", env_kwargs=hang, env_timeout=1.5)
     assert rows[0]["stop_reason"] == "error"
     assert "gave no answer to step() in 1.5 s" in rows[0]["error"]
     (again,) = run_replay(tmp_path / "again", [MOVE, CLOSE], isolation="pool")
@@ -278,20 +268,15 @@ def test_a_frozen_pool_host_fails_only_its_episodes_by_default(
             os.kill(int(pid_file.read_text()), signal.SIGKILL)
 
     threading.Thread(target=watchdog, daemon=True).start()
-    path = tmp_path / "decisions.json"
-    path.write_text(json.dumps([MOVE, CLOSE]))
     try:
-        rows = run_json(
-            "fake",
-            [("pick_cube", seed, 0) for seed in range(6)],
-            "actloop/replay",
-            {"decisions": str(path)},
+        rows = run_replay(  # no env_timeout: the suite's default deadline applies
             tmp_path,
-            workers=2,
-            env_factory=FACTORY,
+            [MOVE, CLOSE],
+            episodes=[("pick_cube", seed, 0) for seed in range(6)],
             isolation="pool",
+            workers=2,
             env_kwargs={"freeze_on_seed": 0, "pid_file": str(pid_file)},
-        )  # no env_timeout: the suite's default deadline applies
+        )
         with pytest.raises(ProcessLookupError):
             os.kill(int(pid_file.read_text()), 0)  # the harness killed and reaped the stopped host
     finally:
