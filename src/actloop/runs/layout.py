@@ -63,7 +63,7 @@ def claimed(out: Path, claims: list[tuple[Path, dict[str, Any]]]) -> Iterator[No
 
     Takes the lock of the matrix whose directory holds ``out`` (if one does), of ``out``, and of a
     matrix's condition directories; refuses (ConfigError saying what the directory holds) a directory of
-    the other kind before creating anything in it, then :func:`claim` s each condition's directory.
+    the other kind before creating anything in it, then claims each condition's directory (:func:`claim`).
     """
     matrix = [directory for directory, _ in claims] != [out]
     with ExitStack() as locks:
