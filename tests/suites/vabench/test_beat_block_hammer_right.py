@@ -2,9 +2,10 @@
 home pose and the block under the hammer's face.
 
 The staged block floats in the air against the hammer, so the settle confirmation (in which it falls)
-fails even where every other condition holds: these cases pin down the seed's literal conditions and our
-state conditions. Strikes that succeed, and near-misses driven through ``env.step``, are in
-test_hardened_checkers.py; reset state and layout ranges in test_families.py.
+fails even where every other condition holds, and it is raised into the hammer, which never comes down onto
+it, so no staged contact is a strike (``contact_began_as_strike``): these cases pin down the seed's literal
+conditions and our other state conditions. Strikes that succeed, and near-misses driven through
+``env.step``, are in test_hardened_checkers.py; reset state and layout ranges in test_families.py.
 """
 
 from __future__ import annotations
@@ -19,7 +20,12 @@ from actloop.suites.vabench.confirm import CONFIRMED
 from actloop.suites.vabench.env import SpatialEnv
 from actloop.suites.vabench.protocol.step import Evaluation
 from actloop.suites.vabench.tasks._functional_contact import pad_reach
-from actloop.suites.vabench.tasks.beat_block_hammer_right import BLOCK_HALF, GRIP_FROM_HEAD_M, hammer_heading
+from actloop.suites.vabench.tasks.beat_block_hammer_right import (
+    BLOCK_HALF,
+    GRIP_FROM_HEAD_M,
+    STRUCK,
+    hammer_heading,
+)
 
 TASK = "beat_block_hammer_right"  # the conftest ``env`` fixture builds it at seed 1000
 LIFTED = "lifted_with_contact_gt_40mm"
@@ -58,15 +64,15 @@ def test_hammer_lifted_and_struck_on_the_block_meets_the_state_conditions(env: S
     assert _grasp_in_the_air(env).conditions[LIFTED] is True
     evaluation = _block_under_face(env)
     assert evaluation.paper_success
-    assert unmet(evaluation.conditions) == [CONFIRMED]  # the floating block falls away
-    assert all(env.evaluate().checkpoints.values())
+    assert unmet(evaluation.conditions) == [STRUCK, CONFIRMED]  # the floating block falls away
+    assert unmet(env.evaluate().checkpoints) == ["struck"]
 
 
 def test_hammer_lifted_but_not_touching_the_block_fails(env: SpatialEnv) -> None:
     _grasp_in_the_air(env)
     evaluation = _block_under_face(env, gap=0.005)
     assert unmet(evaluation.paper_conditions) == ["hammer_block_contact"]
-    assert unmet(evaluation.conditions) == ["hammer_block_contact", CONFIRMED]
+    assert unmet(evaluation.conditions) == ["hammer_block_contact", STRUCK, CONFIRMED]
 
 
 @pytest.mark.parametrize(
@@ -82,7 +88,7 @@ def test_head_touching_the_block_25mm_off_centre_fails(
     _grasp_in_the_air(env)
     evaluation = _block_under_face(env, dx=dx, dy=dy)
     assert unmet(evaluation.paper_conditions) == [failing]
-    assert unmet(evaluation.conditions) == [failing, CONFIRMED]
+    assert unmet(evaluation.conditions) == [failing, STRUCK, CONFIRMED]
 
 
 def test_hammer_placed_on_the_block_without_being_lifted_fails(env: SpatialEnv) -> None:
@@ -92,7 +98,7 @@ def test_hammer_placed_on_the_block_without_being_lifted_fails(env: SpatialEnv) 
     teleport(env, "hammer", env.world.body_position("hammer") + block_top - face - [0.0, 0.0, 0.001])
     evaluation = env.evaluate()
     assert unmet(evaluation.paper_conditions) == [LIFTED]
-    assert unmet(evaluation.conditions) == [LIFTED, HELD, CONFIRMED]
+    assert unmet(evaluation.conditions) == [LIFTED, HELD, STRUCK, CONFIRMED]
 
 
 def test_hammer_lifted_only_30mm_fails(env: SpatialEnv) -> None:
@@ -101,7 +107,7 @@ def test_hammer_lifted_only_30mm_fails(env: SpatialEnv) -> None:
     assert env.evaluate().conditions[LIFTED] is False
     evaluation = _block_under_face(env)
     assert unmet(evaluation.paper_conditions) == [LIFTED]
-    assert unmet(evaluation.conditions) == [LIFTED, CONFIRMED]
+    assert unmet(evaluation.conditions) == [LIFTED, STRUCK, CONFIRMED]
 
 
 def test_hammer_on_the_block_with_the_gripper_open_fails(env: SpatialEnv) -> None:
@@ -110,4 +116,4 @@ def test_hammer_on_the_block_with_the_gripper_open_fails(env: SpatialEnv) -> Non
     set_gripper(env, closed=False, fingers=FINGER_TRAVEL)
     evaluation = env.evaluate()
     assert unmet(evaluation.paper_conditions) == ["gripper_closed"]
-    assert unmet(evaluation.conditions) == [HELD, CONFIRMED]
+    assert unmet(evaluation.conditions) == [HELD, STRUCK, CONFIRMED]
