@@ -39,6 +39,11 @@ SUPPORTED = "supported_by_grippers_only"
 CHECKPOINTS = ("left_at_handle", "right_at_handle", "both_grasped", "lifted_level")
 
 
+def _hanging_from_one_handle(unheld: str) -> list[str]:
+    """The hardened conditions a pot fails, in order, when it hangs tilted from one gripper."""
+    return [Z, TCP[unheld], UPRIGHT, HELD[unheld], SUPPORTED, LEVEL, CONFIRMED]
+
+
 def _env(make_env: MakeEnv, seed: int = TAB_SEED) -> SpatialEnv:
     return make_env(TASK, seed, render=False)
 
@@ -80,15 +85,7 @@ def test_one_arm_alone_cannot_lift_the_pot_level(make_env: MakeEnv) -> None:
     evaluation = lifted.evaluation
     assert evaluation.metrics["tilt_deg"] > 37
     assert unmet(evaluation.paper_conditions) == [Z, TCP["left"], UPRIGHT]
-    assert unmet(evaluation.conditions) == [
-        Z,
-        TCP["left"],
-        UPRIGHT,
-        HELD["left"],
-        SUPPORTED,
-        LEVEL,
-        CONFIRMED,
-    ]
+    assert unmet(evaluation.conditions) == _hanging_from_one_handle(unheld="left")
     assert evaluation.checkpoints["right_at_handle"] and not evaluation.checkpoints["both_grasped"]
 
 
@@ -141,15 +138,7 @@ def test_a_lift_with_the_left_gripper_left_open_tips_the_pot(make_env: MakeEnv) 
     evaluation = lifted.evaluation
     assert evaluation.checkpoints["left_at_handle"] and not evaluation.checkpoints["both_grasped"]
     assert unmet(evaluation.paper_conditions) == [Z, TCP["left"], UPRIGHT]
-    assert unmet(evaluation.conditions) == [
-        Z,
-        TCP["left"],
-        UPRIGHT,
-        HELD["left"],
-        SUPPORTED,
-        LEVEL,
-        CONFIRMED,
-    ]
+    assert unmet(evaluation.conditions) == _hanging_from_one_handle(unheld="left")
 
 
 def test_a_grasp_on_the_rim_beside_the_handle_does_not_hold_the_pot(make_env: MakeEnv) -> None:
@@ -173,15 +162,7 @@ def test_a_grasp_on_the_rim_beside_the_handle_does_not_hold_the_pot(make_env: Ma
     lifted = play(env, lift_together(120.0))
     evaluation = lifted.evaluation
     assert unmet(evaluation.paper_conditions) == [Z, TCP["right"], UPRIGHT]
-    assert unmet(evaluation.conditions) == [
-        Z,
-        TCP["right"],
-        UPRIGHT,
-        HELD["right"],
-        SUPPORTED,
-        LEVEL,
-        CONFIRMED,
-    ]
+    assert unmet(evaluation.conditions) == _hanging_from_one_handle(unheld="right")
 
 
 @pytest.mark.parametrize("seed", [TAB_SEED, ROD_SEED])
