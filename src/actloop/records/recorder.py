@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 from actloop.core.frames import Frame
 from actloop.core.result import DEFAULT_SUITE
+from actloop.core.text import write_text
 from actloop.errors import RecordError
 from actloop.records.jsonl import json_line, json_text, line_problem, read_json_lines, write_all
 
@@ -82,9 +83,10 @@ class EpisodeRecorder:
         return saved
 
     def finish(self, result: dict[str, Any], details: dict[str, Any] | None = None) -> None:
-        """Write the ``episode_end`` event (``result`` plus ``details``) and ``result.json``, then close."""
+        """Write the ``episode_end`` event (``result`` plus ``details``) and ``result.json`` (whole: a file
+        put in place at once, so a crash never leaves it torn), then close."""
         self.event("episode_end", {**result, **(details or {})})
-        (self.directory / RESULT_FILE).write_text(json_text(result, indent=2) + "\n", encoding="utf-8")
+        write_text(self.directory / RESULT_FILE, json_text(result, indent=2) + "\n")
         self.close()
 
     def close(self) -> None:
