@@ -15,9 +15,12 @@ from actloop.suites.lab.evidence import (
     ConditionTracker,
     ReadingCitation,
     RowCitation,
+    Verdict,
     check_citation,
     condition_gate,
     evidence_gate,
+    minima_gate,
+    minimum_check,
     parse_citation,
     refit_gate,
 )
@@ -30,6 +33,8 @@ from actloop.suites.lab.instruments import (
     Visibility,
 )
 from actloop.suites.lab.record import Record
+from actloop.suites.lab.scoring import Check
+from actloop.suites.lab.spec import ReadingsAt
 
 MULTIMETER = InstrumentSpec("multimeter", "V", DigitalDisplay(digits=4, decimals=2, min_digit_px=9))
 RULER = InstrumentSpec("ruler", "mm", ScaleDisplay(graduation=1.0, reading_fraction=0.2, min_graduation_px=5))
@@ -230,3 +235,48 @@ def test_citations_parse_from_json() -> None:
     for data in bad:
         with pytest.raises(ConfigError):
             parse_citation(data)
+
+
+TEMPERATURES = ReadingsAt(("thermometer", "ohmmeter"), "temperature", 3, "temperatures", 5.0, "degC")
+
+
+def temperature_readings(temperatures: Sequence[float], skip_ohmmeter: int | None = None) -> list[Verdict]:
+    """Valid thermometer and ohmmeter readings, one pair per temperature (the citation value is used as the
+    temperature of both)."""
+    verdicts = []
+    for i, t in enumerate(temperatures):
+        for name in ("thermometer", "ohmmeter"):
+            if not (name == "ohmmeter" and i == skip_ohmmeter):
+                verdicts.append(Verdict(ReadingCitation(f"o{i}", name, t), True, "", float(i)))
+    return verdicts
+
+
+@pytest.mark.parametrize(
+    ("temperatures", "skip", "held"),
+    [
+        ((25.0, 30.0, 35.0), None, True),
+        ((25.0, 30.0, 34.9), None, False),  # the last is under 5 degC from the second
+        ((25.0, 30.0, 35.0, 35.0), None, True),
+        ((25.0, 30.0, 35.0), 1, False),  # the ohmmeter is read at two temperatures only
+        ((25.0, 25.0, 25.0, 60.0), None, False),
+    ],
+)
+def test_an_evidence_minimum_counts_distinct_values_per_instrument(
+    temperatures: Sequence[float], skip: int | None, held: bool
+) -> None:
+    verdicts = temperature_readings(temperatures, skip)
+    ok, text = minimum_check(TEMPERATURES, verdicts, lambda name, v: v.citation.value)
+    assert ok is held
+    assert text.startswith(
+        "the run must contain thermometer and ohmmeter readings at 3 or more different temperatures at least "
+        "5 degC apart: valid readings of thermometer at [25.0"
+    )
+    passed = Check("evidence", True, "6 of 6 citations match")
+    gate = minima_gate(passed, [TEMPERATURES], verdicts, lambda name, v: v.citation.value)
+    assert gate == passed if held else (not gate.passed and gate.evidence.startswith(text))
+
+
+def test_a_reading_without_the_property_does_not_count() -> None:
+    verdicts = temperature_readings((25.0, 30.0, 35.0))
+    ok, _ = minimum_check(TEMPERATURES, verdicts, lambda name, v: None if v.time_s == 2.0 else 1.0)
+    assert not ok

@@ -109,6 +109,29 @@ def test_an_unrestored_bench_fails_only_l6(env: LabEnv) -> None:
     assert "weight_1 is" in score.gates["restored"].evidence
 
 
+@pytest.mark.parametrize("loads", [3, 4])
+def test_readings_at_three_loads_fail_the_evidence_gate_naming_the_rule(env: LabEnv, loads: int) -> None:
+    citations = measure(env, loads)
+    env.evaluator.acted = True
+    restore(env)
+    env.submit({"k": fit_k(env, citations)}, citations)
+    score, verdicts = env.score()
+    assert all(v.valid for v in verdicts) and score.milestones["L4"].passed  # two loads suffice for k
+    rule = "the run must contain ruler readings at 4 or more different loads (numbers of weights on the tray)"
+    assert score.gates["evidence"].passed == score.success == (loads == 4), score.gates
+    assert (rule in score.gates["evidence"].evidence) == (loads == 3)
+    if loads == 3:
+        assert "ruler at [0.0, 1.0, 2.0]" in score.gates["evidence"].evidence and score.level == 4
+
+
+def test_the_card_states_the_evidence_minimum_and_the_refit_bound(env: LabEnv) -> None:
+    from actloop.suites.lab.card import task_card
+
+    card = task_card(env.spec, env.instance)
+    assert "- The run must contain ruler readings at 4 or more different loads" in card
+    assert "`k` within 1 % of the refit value" in card
+
+
 def test_a_fabricated_reading_fails_the_evidence_gate(env: LabEnv) -> None:
     citations = measure(env, 4)
     citations[2] = {**citations[2], "value": float(citations[2]["value"]) + 1.0}  # type: ignore[arg-type]

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from actloop.suites.lab.instance import Instance
 from actloop.suites.lab.instruments import DigitalDisplay, InstrumentSpec, LoggerSpec
-from actloop.suites.lab.spec import ExperimentSpec, Part
+from actloop.suites.lab.spec import REFIT_FRACTION, ExperimentSpec, Part
 
 RESTORE_TEXT = {
     "place": "must be back where it started",
@@ -40,6 +40,20 @@ def _instrument_line(spec: InstrumentSpec) -> str:
     return (
         f"- **{spec.name}** ({spec.unit}): {shows}; a cited value counts within {within} of what it showed, "
         f"from an image in which {readable} and nothing hides it"
+    )
+
+
+def refit_text(spec: ExperimentSpec) -> str:
+    """The refit agreement a ∗ experiment's card states (the refit gate's threshold)."""
+    bounds = ", ".join(
+        f"`{q.name}` within {100 * REFIT_FRACTION * q.tolerance:g} % of the refit value"
+        if q.relative
+        else f"`{q.name}` within {REFIT_FRACTION * q.tolerance:g} {q.unit}"
+        for q in spec.quantities
+    )
+    return (
+        f"the submitted result must agree with the evaluator's least-squares fit of the experiment's law to "
+        f"your valid cited readings ({REFIT_FRACTION:g} of the tolerance): {bounds}"
     )
 
 
@@ -74,7 +88,14 @@ def task_card(
             for logger in loggers
         ]
     lines += ["", "## Rules"]
-    lines.append(f"- Evidence: cite the readings your result rests on; the run must contain {spec.evidence}.")
+    lines.append(
+        "- Evidence: cite the readings your result rests on; each must match what its instrument showed in "
+        "this episode, in an image where it is readable, or a row of a logger file exported in it."
+    )
+    if spec.minima:
+        lines.append(f"- The run must contain {'; '.join(rule.text for rule in spec.minima)}.")
+    if spec.refit:
+        lines.append(f"- Refit: {refit_text(spec)}.")
     lines += [f"- {rule}" for rule in spec.rules]
     at_end = [
         *_restore_rules(spec.parts),

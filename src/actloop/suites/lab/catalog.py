@@ -20,6 +20,7 @@ from actloop.suites.lab.spec import (
     Parameter,
     Part,
     Quantity,
+    ReadingsAt,
     Tier,
 )
 
@@ -488,6 +489,7 @@ def specify(
     parameters: tuple[Parameter, ...],
     parts: tuple[Part, ...],
     rules: tuple[str, ...] = (),
+    minima: tuple[ReadingsAt, ...] = (),
     wall_clock_s: float = 3600.0,
 ) -> ExperimentSpec:
     """The full specification of catalogued experiment ``key``: its table-6 row plus the bench details."""
@@ -511,4 +513,5 @@ def specify(
         parameters=parameters,
         parts=parts,
         rules=rules,
+        minima=minima,
     )

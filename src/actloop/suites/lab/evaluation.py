@@ -22,16 +22,15 @@ from actloop.suites.lab.evidence import (
     Verdict,
     condition_gate,
     evidence_gate,
+    minima_gate,
     parse_citation,
     refit_gate,
 )
 from actloop.suites.lab.instruments import InstrumentLog
 from actloop.suites.lab.record import Record
 from actloop.suites.lab.scoring import Check, Score, score
-from actloop.suites.lab.spec import ExperimentSpec
+from actloop.suites.lab.spec import REFIT_FRACTION, ExperimentSpec
 
-REFIT_FRACTION = 0.5
-"""A ∗ result must agree with the evaluator's refit of the cited readings within half its tolerance."""
 ROBOT_PREFIX = "right_"
 """Every geom of the bench's arm and hand is named with this prefix."""
 
@@ -67,6 +66,10 @@ class Evaluator(ABC):
     def targets(self) -> dict[str, float]:
         """y* for every scored quantity (a measure objective's hidden truth)."""
 
+    def property_of(self, name: str, verdict: Verdict, log: InstrumentLog) -> float | None:
+        """The value of property ``name`` (an evidence minimum's ``over``) for a valid reading."""
+        raise ConfigError(f"{self.spec.key} gives no property {name!r} of its readings")
+
     def refit(self, valid: Sequence[Verdict]) -> Mapping[str, float]:
         """The evaluator's fit of the valid cited readings (∗ experiments); ValueError when they give none."""
         raise ConfigError(f"{self.spec.key} has no refit")
@@ -101,6 +104,9 @@ def score_episode(
     if not placed:
         conditions_check = Check("conditions", False, "no valid reading to check")
     valid = [v for v in judged if v.valid]
+    evidence = minima_gate(
+        evidence, evaluator.spec.minima, valid, lambda name, v: evaluator.property_of(name, v, log)
+    )
     gates = [evidence, conditions_check, evaluator.restored(model, data)]
     submitted = dict(result or {})
     if evaluator.spec.refit:

@@ -29,6 +29,7 @@ from actloop.suites.lab.instruments import (
     file_matches,
 )
 from actloop.suites.lab.scoring import Check, ScoredQuantity, finite_number, tolerance_width
+from actloop.suites.lab.spec import ReadingsAt
 
 CONDITION_KIND = "condition"
 """The record entry kind of a condition interval."""
@@ -262,6 +263,46 @@ def condition_gate(
     """The condition gate over the citations the evidence gate placed in time (the others fail that gate)."""
     judged = [check_conditions(v, conditions, required) for v in verdicts if v.time_s is not None]
     return _gate("conditions", judged, "taken while the required conditions held"), judged
+
+
+def instrument_of(citation: Citation) -> str:
+    """The instrument a citation reads (a logger row's column names its instrument)."""
+    return citation.instrument if isinstance(citation, ReadingCitation) else citation.column
+
+
+def distinct(values: Iterable[float], gap: float) -> list[float]:
+    """The values at least ``gap`` apart, greedily from the lowest (equal values are one)."""
+    kept: list[float] = []
+    for value in sorted(values):
+        if not kept or (value > kept[-1] and value - kept[-1] >= gap):
+            kept.append(value)
+    return kept
+
+
+PropertyOf = Callable[[str, Verdict], float | None]
+"""The evaluator's value of a named property for a valid reading (None: the reading does not count)."""
+
+
+def minimum_check(rule: ReadingsAt, valid: Sequence[Verdict], property_of: PropertyOf) -> tuple[bool, str]:
+    """Whether the valid readings meet ``rule``, and what they hold (for the evidence gate)."""
+    found = []
+    for instrument in rule.instruments:
+        values = [property_of(rule.over, v) for v in valid if instrument_of(v.citation) == instrument]
+        found.append((instrument, distinct((x for x in values if x is not None), rule.gap)))
+    held = all(len(values) >= rule.count for _, values in found)
+    seen = ", ".join(f"{name} at {[round(x, 4) for x in values]}" for name, values in found)
+    return held, f"the run must contain {rule.text}: valid readings of {seen}"
+
+
+def minima_gate(
+    evidence: Check, rules: Sequence[ReadingsAt], valid: Sequence[Verdict], property_of: PropertyOf
+) -> Check:
+    """The evidence gate with the experiment's evidence minima checked over the valid readings: it fails
+    naming each rule the readings do not meet."""
+    unmet = [text for held, text in (minimum_check(r, valid, property_of) for r in rules) if not held]
+    if not unmet:
+        return evidence
+    return Check("evidence", False, "; ".join([*unmet, evidence.evidence]))
 
 
 def refit_gate(

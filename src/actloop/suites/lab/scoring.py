@@ -2,8 +2,9 @@
 
 A run's error is ``e = max_j |ŷ_j − y*_j| / ε_j`` over its scored quantities, and it succeeds when every gate
 holds, ``e ≤ 1`` and the experiment's milestones L1–L4 pass: success is L6 (ℓ = 6), so the stage pass rates
-multiply to the success rate (eq. 5). The gates are named conditions with the evidence behind them: ``evidence`` (every cited
-reading is what an instrument showed), ``conditions`` (the measurement conditions held), ``refit`` (∗
+multiply to the success rate (eq. 5). The gates are named conditions with the evidence behind them:
+``evidence`` (every cited reading is what an instrument showed, and the readings meet the experiment's
+evidence minima), ``conditions`` (the measurement conditions held), ``refit`` (∗
 experiments: the result agrees with the evaluator's refit of the cited readings) and ``restored`` (the bench
 is restored). Milestones L1–L4 are the experiment's own checks; L5 holds when every gate but ``restored``
 holds and ``e ≤ 1``, L6 when the bench is restored. The level ℓ is the highest milestone passed together

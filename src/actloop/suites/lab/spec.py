@@ -24,6 +24,9 @@ ObjectiveKind = Literal["measure", "predict", "configure"]
 
 DISCIPLINES: tuple[Discipline, ...] = ("mechanics", "electricity", "optics", "thermal", "chemistry")
 DIMENSIONS: tuple[Dimension, ...] = ("manipulation", "long-horizon", "reading", "data")
+REFIT_FRACTION = 0.5
+"""A ∗ result must agree with the evaluator's refit of the cited readings within half its tolerance (the
+project's choice: the seed asks for agreement without a number), stated on the card."""
 MIN_BUDGET_S = 200.0
 MAX_BUDGET_S = 1500.0
 
@@ -46,6 +49,34 @@ class Quantity:
     @property
     def tolerance_text(self) -> str:
         return f"{100 * self.tolerance:g} %" if self.relative else f"{self.tolerance:g} {self.unit}"
+
+
+@dataclass(frozen=True)
+class ReadingsAt:
+    """An evidence minimum (table 6's "the run must contain"): valid cited readings of each of
+    ``instruments`` at ``count`` or more different values of ``over``, a property the evaluator gives each
+    reading (the load on the spring, the block's temperature), values closer than ``gap`` counting as one.
+    The evidence gate checks it over the valid readings and the card states it in the same words."""
+
+    instruments: tuple[str, ...]
+    over: str
+    """The evaluator's name of the property, e.g. ``load``."""
+    count: int
+    label: str
+    """The property on the card, plural, e.g. ``loads (numbers of weights on the tray)``."""
+    gap: float = 0.0
+    unit: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.instruments or self.count < 1 or self.gap < 0:
+            raise ValueError(f"evidence minimum over {self.over}: needs instruments, a count ≥ 1, a gap ≥ 0")
+
+    @property
+    def text(self) -> str:
+        """The rule as the card and the gate's evidence state it."""
+        apart = f" at least {self.gap:g} {self.unit} apart".rstrip() if self.gap else ""
+        read = " and ".join(self.instruments)
+        return f"{read} readings at {self.count} or more different {self.label}{apart}"
 
 
 @dataclass(frozen=True)
@@ -126,7 +157,7 @@ class ExperimentSpec:
     question: str
     quantities: tuple[Quantity, ...]
     evidence: str
-    """What the run must contain beyond cited readings that match the instruments (table 6)."""
+    """What the run must contain beyond cited readings that match the instruments (table 6's words)."""
     budget_s: float
     wall_clock_s: float = 3600.0
     refit: bool = False
@@ -136,6 +167,8 @@ class ExperimentSpec:
     parts: tuple[Part, ...] = ()
     rules: tuple[str, ...] = field(default_factory=tuple)
     """Experiment-specific rules on the card (what may not be done, what counts as a reading)."""
+    minima: tuple[ReadingsAt, ...] = ()
+    """The evidence minima the evidence gate checks over the valid readings (stated on the card)."""
 
     def __post_init__(self) -> None:
         if not MIN_BUDGET_S <= self.budget_s <= MAX_BUDGET_S:

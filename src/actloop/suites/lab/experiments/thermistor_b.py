@@ -16,7 +16,7 @@ import mujoco
 
 from actloop.suites.lab.catalog import specify
 from actloop.suites.lab.evaluation import Evaluator, robot_geom_ids
-from actloop.suites.lab.evidence import Conditions, ReadingCitation, Verdict
+from actloop.suites.lab.evidence import Conditions, ReadingCitation, Verdict, distinct
 from actloop.suites.lab.experiments import Experiment
 from actloop.suites.lab.instance import Instance
 from actloop.suites.lab.instruments import InstrumentLog
@@ -24,7 +24,7 @@ from actloop.suites.lab.platforms.base import Platform
 from actloop.suites.lab.platforms.thermal_bench import ThermalBench
 from actloop.suites.lab.record import Record
 from actloop.suites.lab.scoring import Check
-from actloop.suites.lab.spec import ExperimentSpec, Parameter, Part, log_uniform, uniform
+from actloop.suites.lab.spec import ExperimentSpec, Parameter, Part, ReadingsAt, log_uniform, uniform
 
 SPEC = specify(
     "thermistor_b",
@@ -59,9 +59,9 @@ SPEC = specify(
         Part("thermometer", "shows the block's temperature in degC", restore="fixed"),
         Part("ohmmeter", "shows the probe's resistance in kohm", restore="fixed"),
     ),
-    rules=(
-        "A reading counts only with the probe's stem in the block's well.",
-        "Cite thermometer and ohmmeter readings at three or more temperatures at least 5 degC apart.",
+    rules=("A reading counts only with the probe's stem in the block's well.",),
+    minima=(
+        ReadingsAt(("thermometer", "ohmmeter"), "temperature", 3, "temperatures of the block", 5.0, "degC"),
     ),
 )
 
@@ -74,7 +74,8 @@ def bench(instance: Instance) -> ThermalBench:
 
 IN_WELL = "probe in the block's well"
 L2_HOLD_S = 5.0
-MIN_TEMPERATURES = 3
+SUFFICIENT_TEMPERATURES = 2
+"""L4: two temperatures give B and R25 (the card's three are the evidence gate's)."""
 TEMPERATURE_GAP_C = 5.0
 
 
@@ -128,7 +129,7 @@ class ThermistorEvaluator(Evaluator):
              and all(any(v.readable for v in o.views_of(name)) for name in ("thermometer", "ohmmeter"))),
             None,
         )  # fmt: skip
-        temperatures = _distinct(_values(valid, "thermometer"))
+        temperatures = distinct(_values(valid, "thermometer"), TEMPERATURE_GAP_C)
         resistances = _values(valid, "ohmmeter")
         return [
             Check(
@@ -150,11 +151,17 @@ class ThermistorEvaluator(Evaluator):
             ),
             Check(
                 "L4",
-                len(temperatures) >= MIN_TEMPERATURES and len(resistances) >= MIN_TEMPERATURES,
+                len(temperatures) >= SUFFICIENT_TEMPERATURES and len(resistances) >= SUFFICIENT_TEMPERATURES,
                 f"valid readings at {len(temperatures)} temperatures {TEMPERATURE_GAP_C:g} degC apart "
                 f"({[round(t, 2) for t in temperatures]}) and {len(resistances)} resistances",
             ),
         ]
+
+    def property_of(self, name: str, verdict: Verdict, log: InstrumentLog) -> float | None:
+        if name != "temperature" or verdict.time_s is None:
+            return super().property_of(name, verdict, log)
+        shown = log.shown_at("thermometer", verdict.time_s)
+        return float(shown) if isinstance(shown, int | float) else None
 
     def restored(self, model: mujoco.MjModel, data: mujoco.MjData) -> Check:
         problems = []
@@ -183,15 +190,6 @@ def _values(valid: Sequence[Verdict], instrument: str) -> list[float]:
         for v in valid
         if isinstance(v.citation, ReadingCitation) and v.citation.instrument == instrument
     ]
-
-
-def _distinct(values: Sequence[float]) -> list[float]:
-    """The values at least :data:`TEMPERATURE_GAP_C` apart, greedily from the lowest."""
-    kept: list[float] = []
-    for value in sorted(values):
-        if not kept or value - kept[-1] >= TEMPERATURE_GAP_C:
-            kept.append(value)
-    return kept
 
 
 EXPERIMENT = Experiment(SPEC, bench, ThermistorEvaluator)
