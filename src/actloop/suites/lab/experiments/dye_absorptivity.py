@@ -33,7 +33,7 @@ from actloop.suites.lab.platforms.spectrophotometer import (
 )
 from actloop.suites.lab.record import Record
 from actloop.suites.lab.scoring import Check
-from actloop.suites.lab.spec import ExperimentSpec, Parameter, Part, choice, uniform
+from actloop.suites.lab.spec import ExperimentSpec, Parameter, Part, ReadingsAt, choice, uniform
 
 DILUTIONS = 6
 """Cuvettes 1..6 hold the stock diluted 1, 2, 4, 8, 16 and 32 times; cuvette 0 the solvent."""
@@ -109,8 +109,9 @@ SPEC = specify(
     ),
     rules=(
         "A reading counts only while a cuvette stands seated in the holder, untouched by the robot.",
-        "Cite absorbance readings of the dye's cuvettes; the concentrations are the printed ones.",
+        "The concentrations are the printed ones.",
     ),
+    minima=(ReadingsAt(("absorbance",), "cuvette", 1, "dye cuvettes (cuvette_1 to cuvette_6)"),),
 )
 
 
@@ -247,6 +248,12 @@ class DyeAbsorptivityEvaluator(Evaluator):
                 f"{MIN_WAVELENGTHS})",
             ),
         ]
+
+    def property_of(self, name: str, verdict: Verdict, log: InstrumentLog) -> float | None:
+        if name != "cuvette" or verdict.time_s is None:
+            return super().property_of(name, verdict, log)
+        seated = self.seated_at(verdict.time_s)
+        return float(seated) if seated is not None and _holds_dye(seated) else None
 
     def restored(self, model: mujoco.MjModel, data: mujoco.MjData) -> Check:
         problems = []
