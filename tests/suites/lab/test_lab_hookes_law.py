@@ -122,6 +122,19 @@ def test_readings_at_three_loads_fail_the_evidence_gate_naming_the_rule(env: Lab
     assert (rule in score.gates["evidence"].evidence) == (loads == 3)
     if loads == 3:
         assert "ruler at [0.0, 1.0, 2.0]" in score.gates["evidence"].evidence and score.level == 4
+        assert score.failure_cause == "knowing: stopping" and score.to_fields()["failure_cause"] == (
+            "knowing: stopping"
+        )
+
+
+def test_an_idle_run_fails_at_motion_and_a_wandering_arm_at_locating(env: LabEnv) -> None:
+    idle, _ = env.score()
+    assert (idle.level, idle.failure_cause) == (0, "acting: motion")
+    assert "the robot never moved (L1: no weight was touched)" == idle.failure_evidence
+    start = env.robot_state()["joints"]
+    env.move_joints([[start[0] + 0.2 * i / 240, *start[1:]] for i in range(1, 241)])
+    wandered, _ = env.score()
+    assert (wandered.level, wandered.failure_cause) == (0, "observing: locating")
 
 
 def test_the_card_states_the_evidence_minimum_and_the_refit_bound(env: LabEnv) -> None:

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 import mujoco
 
 from actloop.errors import ConfigError
+from actloop.suites.lab.attribution import attribute, facts_of
 from actloop.suites.lab.evidence import (
     Citation,
     Conditions,
@@ -115,4 +117,29 @@ def score_episode(
     milestones = evaluator.milestones(valid, log, conditions)
     by_citation = {id(v.citation): v for v in judged}
     every = [by_citation.get(id(v.citation), v) for v in verdicts]  # each citation's last verdict, in order
-    return score(submitted, evaluator.targets(), evaluator.spec.quantities, gates, milestones), every
+    scored = score(submitted, evaluator.targets(), evaluator.spec.quantities, gates, milestones)
+    facts = facts_of(verdicts, judged, robot_moved(model, data) or scored.level > 0, result is not None)
+    facts = replace(facts, evidence_failures=facts.evidence_failures + len(malformed))
+    cause = attribute(scored, facts)
+    if cause is not None:
+        scored = replace(scored, failure_cause=cause.cause, failure_evidence=cause.evidence)
+    return scored, every
+
+
+HOME_TOLERANCE_RAD = 0.05
+"""The arm has moved when a joint is this far from home, or its commands are no longer home."""
+
+
+def robot_moved(model: mujoco.MjModel, data: mujoco.MjData) -> bool:
+    """Whether the robot has left home, judged from the final state: an arm joint away from home or a
+    command (arm or gripper) changed. An arm driven back to home with its exact commands reads as unmoved."""
+    from actloop.sim.robot import FINGER_TRAVEL
+    from actloop.suites.lab.env import ARM, HOME_Q  # the bench's home (env builds the evaluator)
+
+    joints = [model.joint(f"{ARM}_joint{i}") for i in range(1, 8)]
+    actuators = [model.actuator(f"{ARM}_act{i}").id for i in range(1, 8)]
+    home = list(zip(joints, actuators, HOME_Q, strict=True))
+    away = any(abs(float(data.qpos[j.qposadr[0]]) - q) > HOME_TOLERANCE_RAD for j, _, q in home)
+    commanded = any(abs(float(data.ctrl[a]) - q) > 1e-9 for _, a, q in home)
+    gripper = model.actuator(f"{ARM}_gripper").id
+    return away or commanded or abs(float(data.ctrl[gripper]) - FINGER_TRAVEL) > 1e-9

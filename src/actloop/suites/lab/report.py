@@ -1,6 +1,7 @@
 """The lab suite's report tables: the seed's table 2 (success rate and process score, overall, per capability
 dimension and per tier), table 3 (per interface level and the change between levels) and the stage pass
-rates π_l with the stage where runs stopped.
+rates π_l with the stage where runs stopped, and the failure causes (the first decisive error of each failed
+run, :mod:`actloop.suites.lab.attribution`) per condition.
 
 Rates follow eq. 4: averaged over the runs of each experiment, then over experiments, so every experiment
 counts equally. An episode the harness or the provider failed has no score: it counts as a failure at level
@@ -16,6 +17,7 @@ from actloop.core.result import Condition
 from actloop.report.analysis import Analysis
 from actloop.report.records import Episode
 from actloop.report.tables import Table, condition_fields
+from actloop.suites.lab.attribution import CAUSES
 from actloop.suites.lab.catalog import entry
 from actloop.suites.lab.scoring import STAGES, mean_process_score, stage_pass_rates, success_rate
 from actloop.suites.lab.spec import DIMENSIONS
@@ -35,6 +37,8 @@ class LabRun:
     process_score: float
     stop_stage: str
     failed: bool
+    cause: str
+    """The failed run's first decisive error, ``not scored`` for an episode without a score, or ``""``."""
 
 
 def lab_run(episode: Episode) -> LabRun:
@@ -48,6 +52,7 @@ def lab_run(episode: Episode) -> LabRun:
         0.0 if failed else float(scores.get("process_score") or 0),
         "not scored" if failed else str(scores.get("stop_stage")),
         failed,
+        "not scored" if failed else str(scores.get("failure_cause") or ""),
     )
 
 
@@ -157,6 +162,34 @@ def stage_table(a: Analysis) -> Table:
     return table
 
 
+def cause_table(a: Analysis) -> Table:
+    """§4.5: the first decisive error of the failed runs, counted per cause and condition, beside the stage
+    pass rates."""
+    table = Table(
+        "lab_failure_causes",
+        "Lab: failed runs by first decisive error (acting, observing, knowing, restoring) per condition",
+        ["Model", "Level", "Failed", *CAUSES, "Unattributed"],
+    )
+    for condition in _lab_conditions(a):
+        failed = [r for r in _runs(a, condition) if not r.success]
+        counts = Counter(r.cause if r.cause in CAUSES else "" for r in failed)
+        cells = [str(counts[cause]) for cause in CAUSES]
+        table.add([condition.model, condition.protocol, str(len(failed)), *cells, str(counts[""])])
+        table.records.append(
+            {**condition_fields(condition), "failed": len(failed), "causes": {c: counts[c] for c in CAUSES},
+             "unattributed": counts[""]}
+        )  # fmt: skip
+    table.notes.append(
+        "unattributed: episodes not scored (harness or provider) and rows scored before causes were recorded"
+    )
+    return table
+
+
+EPISODE_COLUMNS = [
+    "Model", "Level", "Experiment", "Seed", "Run", "Success", "e", "ℓ", "PS", "Stopped at", "Sim s", "Cause",
+]  # fmt: skip
+
+
 def episode_table(a: Analysis) -> Table:
     """Every lab episode: its error e (a fraction of the tolerance), level, process score, stop stage and
     simulated time."""
@@ -164,7 +197,7 @@ def episode_table(a: Analysis) -> Table:
         "lab_episodes",
         "Lab episodes: e (largest error as a fraction of its tolerance), milestone level ℓ, process score, "
         "where the run stopped, simulated time",
-        ["Model", "Level", "Experiment", "Seed", "Run", "Success", "e", "ℓ", "PS", "Stopped at", "Sim s"],
+        EPISODE_COLUMNS,
     )
     for e in sorted((e for e in a.episodes if e.suite == "lab"), key=lambda e: (e.condition.label, e.key)):
         scores, run = e.scores, lab_run(e)
@@ -175,12 +208,13 @@ def episode_table(a: Analysis) -> Table:
                 e.condition.model, e.condition.protocol, e.task, str(e.seed), str(e.run),
                 "yes" if run.success else "no", "–" if error is None else f"{error:.3f}",
                 str(run.level), f"{run.process_score:.0f}", run.stop_stage,
-                "–" if sim is None else f"{sim:.1f}",
+                "–" if sim is None else f"{sim:.1f}", run.cause or "–",
             ]
         )  # fmt: skip
         table.records.append(
             {**condition_fields(e.condition), "task": e.task, "seed": e.seed, "run": e.run, "e": error,
-             "level": run.level, "process_score": run.process_score, "stop_stage": run.stop_stage}
+             "level": run.level, "process_score": run.process_score, "stop_stage": run.stop_stage,
+             "failure_cause": run.cause or None}
         )  # fmt: skip
     return table
 
@@ -189,4 +223,4 @@ def report_tables(a: Analysis) -> list[Table]:
     """The lab tables the data supports."""
     if not _lab_conditions(a):
         return []
-    return [main_table(a), level_table(a), stage_table(a), episode_table(a)]
+    return [main_table(a), level_table(a), stage_table(a), cause_table(a), episode_table(a)]

@@ -105,6 +105,9 @@ class Score:
     stop_stage: str
     """The stage of the first milestone the run did not pass (``success`` when it passed all)."""
     notes: tuple[str, ...] = ()
+    failure_cause: str = ""
+    """A failed run's first decisive error (:mod:`actloop.suites.lab.attribution`); empty for a success."""
+    failure_evidence: str = ""
 
     def to_fields(self) -> dict[str, bool | int | float | str | None]:
         """Flat JSON fields: infinite errors become None; each gate and milestone gives a pass flag and its
@@ -122,6 +125,8 @@ class Score:
                 fields[f"{prefix}_{name}"] = check.passed
                 fields[f"{prefix}_{name}_evidence"] = check.evidence
         fields["notes"] = "; ".join(self.notes)
+        fields["failure_cause"] = self.failure_cause or None
+        fields["failure_cause_evidence"] = self.failure_evidence
         return fields
 
 
