@@ -45,8 +45,8 @@ SPEC = specify(
     budget_s=500.0,
     parameters=(
         Parameter("R", "resistance inside the black box", "ohm", log_uniform(47.0, 4700.0)),
-        Parameter("voltmeter_zero", "the voltmeter's zero error", "V", uniform(-0.02, 0.02)),
-        Parameter("ammeter_zero", "the ammeter's zero error", "mA", uniform(-0.02, 0.02)),
+        Parameter("voltmeter_zero", "the voltmeter's zero error", "V", uniform(-0.2, 0.2)),
+        Parameter("ammeter_zero", "the ammeter's zero error", "mA", uniform(-0.2, 0.2)),
         Parameter(
             "voltmeter_resistance",
             "the voltmeter's input resistance",
