@@ -130,7 +130,7 @@ def test_readings_at_three_loads_fail_the_evidence_gate_naming_the_rule(env: Lab
 def test_an_idle_run_fails_at_motion_and_a_wandering_arm_at_locating(env: LabEnv) -> None:
     idle, _ = env.score()
     assert (idle.level, idle.failure_cause) == (0, "acting: motion")
-    assert "the robot never moved (L1: no weight was touched)" == idle.failure_evidence
+    assert idle.failure_evidence == "the robot never moved (L1: no weight was touched)"
     start = env.robot_state()["joints"]
     env.move_joints([[start[0] + 0.2 * i / 240, *start[1:]] for i in range(1, 241)])
     wandered, _ = env.score()
