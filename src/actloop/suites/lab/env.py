@@ -43,7 +43,7 @@ from actloop.suites.lab.cameras import (
 from actloop.suites.lab.evaluation import score_episode
 from actloop.suites.lab.evidence import Verdict
 from actloop.suites.lab.experiments import experiment
-from actloop.suites.lab.instance import draw
+from actloop.suites.lab.instance import InstanceKey, draw, environment_instance_key
 from actloop.suites.lab.instruments import InstrumentLog, InstrumentPanel
 from actloop.suites.lab.levels import LEVELS
 from actloop.suites.lab.readability import visibility
@@ -123,13 +123,16 @@ class LabEnv:
     agent's workspace written with T1 calls (the bench serves T2 as T1)."""
     episode_token: str = field(default_factory=lambda: secrets.token_hex(4))
     """Prefix of this episode's observation ids, so an id from another episode is never valid here."""
+    instance_key: InstanceKey | None = field(default_factory=environment_instance_key, repr=False)
+    """The private set's key (default: from the evaluator's environment; None: the public set). It stays
+    in this process: the instance keeps only its fingerprint."""
 
     def __post_init__(self) -> None:
         if self.level not in LEVELS:
             raise LabRequestError(f"level must be one of {', '.join(LEVELS)}, got {self.level!r}")
         chosen = experiment(self.experiment_key)
         self.spec = chosen.spec
-        self.instance = draw(chosen.spec, self.seed)
+        self.instance = draw(chosen.spec, self.seed, self.instance_key)
         self.platform = chosen.platform(self.instance)
         self.clock = Clock(self.spec.budget_s)
         self.submission: Submission | None = None
@@ -143,7 +146,7 @@ class LabEnv:
         self.record = Record()
         self.instrument_log = InstrumentLog(sink=self.record.append)
         self.panel = InstrumentPanel(
-            self.platform.instruments(), self.platform.loggers(), self.seed, self.instrument_log
+            self.platform.instruments(), self.platform.loggers(), self.instance.noise_key, self.instrument_log
         )
         self._recording: set[str] = set()
         self.panel.step(0.0, self.platform.true_values(self._world.data))

@@ -4,9 +4,9 @@ An instrument turns the true value of a physics model into what its display show
 (exact exponential update, the true value held over each physics step), seeded noise, quantization to the
 display's step, and its range (outside it the display shows ``OL``), refreshed at the display's update rate.
 Refreshes fall on the instants ``k / refresh_hz`` of simulated time, and refresh ``k`` draws noise sample
-``k`` of the instrument's own stream (``<name>/display``), so the same actions give the same readings, one
-instrument never shifts another's noise, and one long step gives the display the same values as many short
-ones while the true value holds. A data logger samples the values its channels show and exports them as
+``k`` of the instrument's own stream (``<name>/display``) under the instance's noise key, so the same
+actions give the same readings, one instrument never shifts another's noise, and one long step gives the
+display the same values as many short ones while the true value holds. A data logger samples the values its channels show and exports them as
 CSV; only loggers export files.
 
 The :class:`InstrumentLog` (evaluator side) records every change of a display, every logger row and export,
@@ -233,7 +233,7 @@ class LoggerSpec:
 class Instrument:
     """The running state of one instrument: true values in, display changes out."""
 
-    def __init__(self, spec: InstrumentSpec, seed: int) -> None:
+    def __init__(self, spec: InstrumentSpec, seed: int | str) -> None:
         self.spec = spec
         self.seed = seed
         self.shown: Shown | None = None
@@ -521,14 +521,15 @@ def file_matches(log: InstrumentLog, export: Export) -> bool:
 class InstrumentPanel:
     """The instruments and loggers of one bench, stepped with the physics; every change goes to ``log``.
 
-    ``seed`` (the instance seed) keys every instrument's noise together with its name.
+    ``seed`` (the instance's noise key, :attr:`~actloop.suites.lab.instance.Instance.noise_key`) keys every
+    instrument's noise together with its name.
     """
 
     def __init__(
         self,
         instruments: Sequence[InstrumentSpec],
         loggers: Sequence[LoggerSpec],
-        seed: int,
+        seed: int | str,
         log: InstrumentLog,
     ) -> None:
         self.log = log

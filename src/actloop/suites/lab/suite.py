@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from actloop.core.environment import Environment
 from actloop.core.suite import BenchOptions, BuiltinModel, EpisodeDriver, SeedScreen, Suite, TaskInfo
+from actloop.errors import ConfigError
 from actloop.records.compare import ManifestCheck
 from actloop.suites.lab.levels import LEVELS
 
@@ -43,23 +44,35 @@ class Lab(Suite):
         return TaskInfo(task, 1, None, None, spec.question)
 
     def verified_seeds(self, task: str) -> list[int]:
-        from actloop.suites.lab.manifests import load
+        """The seeds of the verified set: the private set of the evaluator's instance key when its
+        environment holds one (``$ACTLOOP_LAB_INSTANCE_KEY`` or ``..._FILE``), else the public set."""
+        from actloop.suites.lab.instance import environment_instance_key
+        from actloop.suites.lab.manifests import load, manifest_dir
 
         self.task_info(task)
-        return load(task).seeds()
+        return load(task, manifest_dir(environment_instance_key())).seeds()
 
     def check_seeds(self, task: str, directory: Path | None = None) -> ManifestCheck:
-        """Every released instance must draw the same inputs here (their hash is the instance id); the
-        draws are exact arithmetic on SHA-256 quantiles, so this holds bit for bit on every machine."""
+        """Every verified instance must draw the same inputs here (their hash is the instance id); the
+        draws are exact arithmetic on SHA-256 (or HMAC) quantiles, so this holds bit for bit on every
+        machine. With an instance key in the environment, its private set is checked."""
         from actloop.suites.lab import manifests
         from actloop.suites.lab.experiments import experiment
-        from actloop.suites.lab.instance import draw
+        from actloop.suites.lab.instance import draw, environment_instance_key
 
         spec = experiment(task).spec
-        manifest = manifests.load(task, directory or manifests.MANIFEST_DIR)
+        key = environment_instance_key()
+        manifest = manifests.load(task, directory or manifests.manifest_dir(key))
         check = ManifestCheck(task, bitwise=True, scenes=len(manifest.instances))
+        if manifest.key_fingerprint != (None if key is None else key.fingerprint):
+            check.problems.append(
+                f"{task}: the manifest is of the {manifest.instance_set} set "
+                f"(key {manifest.key_fingerprint or 'none'}), the instance key here is "
+                f"{'none' if key is None else key.fingerprint}"
+            )
+            return check
         for entry in manifest.instances:
-            drawn = draw(spec, int(entry["seed"])).instance_id
+            drawn = draw(spec, int(entry["seed"]), key).instance_id
             if drawn != entry["instance_id"]:
                 recorded = entry["instance_id"]
                 check.problems.append(
@@ -71,10 +84,18 @@ class Lab(Suite):
         self, task: str, directory: Path | None = None, log: Callable[[str], None] | None = None
     ) -> SeedScreen:
         from actloop.suites.lab import manifests
+        from actloop.suites.lab.audit import keep_audit
+        from actloop.suites.lab.instance import environment_instance_key
 
         self.task_info(task)
-        manifest = manifests.screen(task, log=log)
-        path = manifest.save(directory or manifests.MANIFEST_DIR)
+        key = environment_instance_key()
+        out = directory or manifests.manifest_dir(key)
+        if key is not None and out.resolve() == manifests.MANIFEST_DIR.resolve():
+            raise ConfigError("a private set's manifests never go into the package (the released public set)")
+        manifest = manifests.screen(task, log=log, key=key)
+        if key is None:
+            keep_audit(manifest)
+        path = manifest.save(out)
         probed = len(manifest.instances) + len(manifest.rejected)
         return SeedScreen(task, probed, len(manifest.instances), None, path)
 

@@ -132,7 +132,7 @@ def bench(instance: Instance) -> SpectrophotometerBench:
     cuvettes = [Cuvette("cuvette_0")] + [
         Cuvette(f"cuvette_{i}", ((the_dye, stock / dilution(i)),)) for i in range(1, DILUTIONS + 1)
     ]
-    return SpectrophotometerBench(cuvettes, instance.seed)
+    return SpectrophotometerBench(cuvettes, instance.noise_key)
 
 
 SEATED = "a cuvette seated in the holder, untouched"

@@ -103,12 +103,13 @@ class Spectrophotometer:
     the cuvette's true transmittance, s the stray-light fraction and δ the lamp's drift since the blank.
     The display shows ``−log10(signal / blank signal)`` rounded to ``decimals``; so stray light flattens high
     absorbances towards ``−log10(s / (1 + s))``, and the absorbance noise grows as 1/T. Noise is drawn once
-    per display refresh, keyed by (seed, instrument name, refresh index); the drift rate is redrawn at each
-    blank. A blank taken at another wavelength is still used, as a real single-beam instrument would.
+    per display refresh, keyed by (noise key, instrument name, refresh index); the drift rate is redrawn at
+    each blank. A blank taken at another wavelength is still used, as a real single-beam instrument would.
     """
 
     name: str
-    seed: int
+    seed: int | str
+    """The instance's noise key."""
     stray_light: float = 1e-3  # s, relative to the blank's signal
     noise: float = 2e-4  # standard deviation of the signal, relative to the lamp at 560 nm
     drift: float = 2e-6  # standard deviation of the lamp's relative drift rate, per s

@@ -124,9 +124,9 @@ def liquid_rgb(contents: Sequence[tuple[Dye, float]]) -> tuple[float, float, flo
 
 class SpectrophotometerBench(FacedPlatform):
     """The spectrophotometer with its holder, keys and LCDs, and a rack of ``cuvettes`` (slot i holds
-    cuvette i); ``seed`` keys the instrument's noise and drift."""
+    cuvette i); ``seed`` (the instance's noise key) keys the instrument's noise and drift."""
 
-    def __init__(self, cuvettes: Sequence[Cuvette], seed: int) -> None:
+    def __init__(self, cuvettes: Sequence[Cuvette], seed: int | str) -> None:
         self.cuvettes = tuple(cuvettes)
         self.meter = Spectrophotometer("absorbance", seed)
         self.meter.set_wavelength(START_WAVELENGTH_NM)

@@ -1,0 +1,400 @@
+"""The difficulty audit of an experiment: how often y* can be had without doing the experiment properly.
+
+Over many drawn instances (seeds 1 to N of the public set) it measures, for each experiment:
+
+- **guess (midpoint)**: the share of instances whose y* lies within tolerance of the middle of the range
+  y* takes (what the card and the public code allow without touching the bench);
+- **guess (best constant)**: the largest share any single constant answer gets within tolerance;
+- **naive shortcut**: the share solved by the quick method the apparatus invites (named per experiment);
+- **standard design**: the share solved by the standard design of the experiment's tier with its standard
+  estimator (the seed's appendix B: a design fixed in advance, independent of θ and of the readings).
+
+The shortcut and the standard design are simulated from the experiment's own physics and instrument models
+(the circuit, the spring stand's equilibrium, the thin lens and its blur circle, the thermistor's B law with
+its self-heating, the spectrophotometer with stray light and drift), each instrument shown through its
+noise, lag and quantization under the instance's noise key, and scales read to their reading resolution;
+no robot episode is run. A reading taken ``k`` refreshes into the audit draws noise sample ``k`` of its
+instrument's stream, as on the bench.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from actloop.suites.lab.instance import Instance, draw
+from actloop.suites.lab.instruments import OVERLOAD, Instrument, InstrumentSpec
+from actloop.suites.lab.physics.noise import seeded_uniform
+from actloop.suites.lab.spec import ExperimentSpec
+
+AUDIT_INSTANCES = 1000
+Estimate = dict[str, float]
+
+
+@dataclass(frozen=True)
+class Design:
+    """A way to estimate y* from simulated readings: its name, what it does, and the estimator."""
+
+    name: str
+    description: str
+    estimate: Callable[[Instance], Estimate]
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What the audit simulates for one experiment: y* of an instance, the naive shortcut, the standard
+    design."""
+
+    target: Callable[[Instance], Estimate]
+    naive: Design
+    standard: Design
+
+
+class Meter:
+    """Readings of one instrument as its display shows them, each taken once the display has settled on
+    a true value held long enough for its lag to die out (twenty time constants)."""
+
+    def __init__(self, spec: InstrumentSpec, noise_key: str) -> None:
+        self.instrument = Instrument(spec, noise_key)
+        self.time_s = 0.0
+
+    def read(self, true_value: float) -> float:
+        """What the display shows once settled on ``true_value`` (NaN for ``OL``)."""
+        spec = self.instrument.spec
+        self.time_s += 20.0 * spec.time_constant_s + 1.0 / spec.refresh_hz
+        self.instrument.step(self.time_s, true_value)
+        shown = self.instrument.shown
+        return math.nan if shown is None or shown == OVERLOAD else float(shown)
+
+
+def read_scale(value: float, resolution: float) -> float:
+    """A scale read to its reading resolution: the nearest multiple of it."""
+    return resolution * math.floor(value / resolution + 0.5)
+
+
+def slope(points: Sequence[tuple[float, float]]) -> tuple[float, float]:
+    """Least-squares (slope, intercept) of y against x."""
+    n = len(points)
+    mean_x = sum(x for x, _ in points) / n
+    mean_y = sum(y for _, y in points) / n
+    sxx = sum((x - mean_x) ** 2 for x, _ in points)
+    b = sum((x - mean_x) * (y - mean_y) for x, y in points) / sxx
+    return b, mean_y - b * mean_x
+
+
+# --- black-box resistor -----------------------------------------------------------------------------------
+def _black_box() -> Plan:
+    from actloop.suites.lab.experiments.black_box_resistor import AMMETER, VOLTMETER, BlackBoxWiring
+    from actloop.suites.lab.reference.black_box_resistor import fit_resistance
+
+    def meters(instance: Instance) -> Callable[[float], tuple[float, float]]:
+        h = instance.hidden
+        circuit = BlackBoxWiring(h["R"], h["voltmeter_zero"], h["ammeter_zero"]).build(1.0 / 240.0)
+        circuit.set_switch("power", True)
+        circuit.set_switch("contacts", True)
+        wiring = BlackBoxWiring(h["R"], h["voltmeter_zero"], h["ammeter_zero"])
+        volt, amp = Meter(VOLTMETER, instance.noise_key), Meter(AMMETER, instance.noise_key)
+
+        def at(setting: float) -> tuple[float, float]:
+            circuit.set_source("supply", volts=setting)
+            true = wiring.true_values(circuit)
+            return volt.read(true["voltmeter"]), amp.read(true["ammeter"])
+
+        return at
+
+    def naive(instance: Instance) -> Estimate:
+        volts, milliamps = meters(instance)(10.0)
+        return {"R": 1000.0 * volts / milliamps}
+
+    def standard(instance: Instance) -> Estimate:
+        at = meters(instance)
+        points = [at(float(setting)) for setting in (2, 4, 6, 8, 10) for _ in range(3)]
+        return {"R": fit_resistance(points, instance.public["voltmeter_resistance"])}
+
+    return Plan(
+        lambda i: {"R": i.hidden["R"]},
+        Design("one reading at 10 V", "R = V / I from one voltmeter and ammeter reading at 10 V", naive),
+        Design(
+            "slope of five settings",
+            "three readings at each of 2, 4, 6, 8, 10 V; R from the least-squares slope of I against V "
+            "(less the voltmeter's published conductance)",
+            standard,
+        ),
+    )
+
+
+# --- Hooke's law ------------------------------------------------------------------------------------------
+def _hookes_law() -> Plan:
+    from actloop.suites.lab.platforms.spring_stand import ANCHOR, POINTER_Z, RULER, G, SpringStand
+
+    def readings(instance: Instance, loads: Sequence[int]) -> list[tuple[float, float]]:
+        """(load in kg, ruler reading in mm) at equilibrium with ``n`` weights on the tray: the pointer
+        falls by n m g / k from its unloaded reading, which the ruler's offset and the spring's unloaded
+        length shift."""
+        h, m = instance.hidden, instance.public["weight_mass"]
+        zero = SpringStand(h["k"], h["unloaded_length"], h["tray_mass"], h["ruler_offset"], m).ruler_zero_z
+        points = []
+        for n in loads:
+            extension = h["unloaded_length"] + n * m * G / h["k"]
+            true = 1000.0 * (ANCHOR[2] - extension + POINTER_Z - zero)
+            points.append((n * m, read_scale(true, RULER.resolution)))
+        return points
+
+    def naive(instance: Instance) -> Estimate:
+        (m0, r0), (m1, r1) = readings(instance, (0, 1))
+        return {"k": G * (m1 - m0) / ((r0 - r1) / 1000.0)}
+
+    def standard(instance: Instance) -> Estimate:
+        b, _ = slope(readings(instance, (0, 1, 2, 3, 4)))
+        return {"k": -G / (b / 1000.0)}
+
+    return Plan(
+        lambda i: {"k": i.hidden["k"]},
+        Design(
+            "unloaded and one weight",
+            "k = m g / (difference of the ruler readings with the empty tray and with one weight)",
+            naive,
+        ),
+        Design(
+            "slope of five loads",
+            "ruler readings at 0 to 4 weights; k = g / (least-squares slope of the reading against the load)",
+            standard,
+        ),
+    )
+
+
+# --- lens focal length ------------------------------------------------------------------------------------
+def _lens() -> Plan:
+    from actloop.suites.lab.experiments.lens_focal_length import FOCUS_BLUR_M
+    from actloop.suites.lab.platforms.optical_rail import INDEX, LENS_APERTURE, OBJECT_X
+
+    def focal(instance: Instance, distances: Sequence[float]) -> float:
+        """The mean of f = uv / (u + v) over the lens at each object distance u (m): the screen stands
+        anywhere its blur circle is in focus (a quantile of the instance's noise), and the three index
+        marks are read on the scale to its resolution (the scale's offset shifts all three alike)."""
+        f, offset = instance.hidden["f"], instance.hidden["scale_offset"]
+        estimates = []
+        for k, u in enumerate(distances):
+            v = u * f / (u - f)
+            depth = FOCUS_BLUR_M * v / LENS_APERTURE  # blur = aperture |1 - s / v| at the screen's s
+            s = v + depth * (2.0 * seeded_uniform(instance.noise_key, "audit/focus", k) - 1.0)
+            marks = [OBJECT_X, OBJECT_X + u, OBJECT_X + u + s]
+            obj, lens, screen = (read_scale(1000.0 * (x - offset), INDEX.resolution) / 1000.0 for x in marks)
+            u_read, v_read = lens - obj, screen - lens
+            estimates.append(u_read * v_read / (u_read + v_read))
+        return sum(estimates) / len(estimates)
+
+    return Plan(
+        lambda i: {"f": i.hidden["f"]},
+        Design(
+            "one object distance",
+            "the thin-lens formula at one object distance (0.20 m) with the screen where the image looks "
+            "in focus",
+            lambda i: {"f": focal(i, (0.20,))},
+        ),
+        Design(
+            "three object distances",
+            "the thin-lens formula averaged over object distances 0.20, 0.25 and 0.30 m",
+            lambda i: {"f": focal(i, (0.20, 0.25, 0.30))},
+        ),
+    )
+
+
+# --- thermistor B -----------------------------------------------------------------------------------------
+def _thermistor() -> Plan:
+    from actloop.suites.lab.physics.heat import T25
+    from actloop.suites.lab.platforms.thermal_bench import (
+        OHMMETER,
+        TEST_CURRENT,
+        THERMOMETER,
+        WELL_CONDUCTANCE,
+    )
+    from actloop.suites.lab.reference.thermistor_b import fit_b_r25
+
+    def points(instance: Instance, celsius: Sequence[float]) -> list[tuple[float, float]]:
+        """(thermometer °C, ohmmeter Ω) with the probe settled in the block's well at each block
+        temperature: the bead runs warmer than the block by its Joule heat over the well's conductance."""
+        h = instance.hidden
+        thermometer, ohmmeter = Meter(THERMOMETER, instance.noise_key), Meter(OHMMETER, instance.noise_key)
+        out = []
+        for t in celsius:
+            block = t + 273.15
+            bead = block
+            for _ in range(20):  # the steady state of the bead's heat balance
+                ohms = h["R25"] * math.exp(h["B"] * (1.0 / bead - 1.0 / T25))
+                bead = block + TEST_CURRENT**2 * ohms / WELL_CONDUCTANCE
+            ohms = h["R25"] * math.exp(h["B"] * (1.0 / bead - 1.0 / T25))
+            out.append((thermometer.read(t), 1000.0 * ohmmeter.read(ohms / 1000.0)))
+        return out
+
+    def fit(instance: Instance, celsius: Sequence[float]) -> Estimate:
+        b, r25 = fit_b_r25(points(instance, celsius))
+        return {"B": b, "R25": r25}
+
+    return Plan(
+        lambda i: {"B": i.hidden["B"], "R25": i.hidden["R25"]},
+        Design(
+            "two temperatures",
+            "B and R25 from one reading each at 30 and 40 degC",
+            lambda i: fit(i, (30.0, 40.0)),
+        ),
+        Design(
+            "five temperatures",
+            "a least-squares fit of ln R against 1/T over readings at 30, 40, 50, 60 and 70 degC",
+            lambda i: fit(i, (30.0, 40.0, 50.0, 60.0, 70.0)),
+        ),
+    )
+
+
+# --- dye absorptivity -------------------------------------------------------------------------------------
+def _dye() -> Plan:
+    from actloop.suites.lab.experiments.dye_absorptivity import DILUTIONS, dilution, dye
+    from actloop.suites.lab.physics.spectra import Spectrophotometer
+
+    def meter(instance: Instance) -> Callable[[float, float], float]:
+        """``read(nm, concentration)``: blank with the solvent at ``nm``, then read the dye there."""
+        spectro = Spectrophotometer("absorbance", instance.noise_key)
+        the_dye = dye(instance)
+        clock = [0.0]
+
+        def read(nm: float, concentration: float) -> float:
+            spectro.set_wavelength(nm)
+            clock[0] += 2.0
+            spectro.blank(clock[0])
+            clock[0] += 2.0
+            return spectro.read(clock[0], the_dye.epsilon(spectro.wavelength) * concentration)
+
+        return read
+
+    def peak(read: Callable[[float, float], float], concentration: float) -> float:
+        """λmax from a 5 nm scan of ``concentration`` refined by a 1 nm scan around its best point (the
+        parabola through the best 1 nm reading and its neighbours)."""
+        coarse = max(range(400, 701, 5), key=lambda nm: read(float(nm), concentration))
+        fine = {nm: read(float(nm), concentration) for nm in range(coarse - 6, coarse + 7)}
+        best = max(range(coarse - 5, coarse + 6), key=fine.__getitem__)
+        left, middle, right = fine[best - 1], fine[best], fine[best + 1]
+        curvature = left - 2.0 * middle + right
+        return best + (0.5 * (left - right) / curvature if curvature < 0 else 0.0)
+
+    def naive(instance: Instance) -> Estimate:
+        read, stock = meter(instance), instance.public["stock_concentration"]
+        nm = peak(read, stock / dilution(DILUTIONS))
+        return {"lambda_max": nm, "epsilon": read(nm, stock) / stock}
+
+    def standard(instance: Instance) -> Estimate:
+        read, stock = meter(instance), instance.public["stock_concentration"]
+        nm = peak(read, stock / dilution(DILUTIONS))
+        points = [(0.0, 0.0)] + [(stock / dilution(i), read(nm, stock / dilution(i))) for i in range(1, 7)]
+        linear = [(c, a) for c, a in points if a < 1.0]  # stray light bends the line above 1 A
+        b = sum(c * a for c, a in linear) / sum(c * c for c, _ in linear)
+        return {"lambda_max": nm, "epsilon": b}
+
+    return Plan(
+        lambda i: {"lambda_max": dye(i).lambda_max, "epsilon": dye(i).epsilon_max},
+        Design(
+            "one absorbance of the stock",
+            "λmax from a scan of the most dilute cuvette; ε = A / c from one reading of the stock there",
+            naive,
+        ),
+        Design(
+            "dilution series",
+            "λmax as the naive scan; ε from the slope through zero of A against c over the dilutions "
+            "reading below 1 A",
+            standard,
+        ),
+    )
+
+
+PLANS: dict[str, Callable[[], Plan]] = {
+    "black_box_resistor": _black_box,
+    "hookes_law": _hookes_law,
+    "lens_focal_length": _lens,
+    "thermistor_b": _thermistor,
+    "dye_absorptivity": _dye,
+}
+
+
+# --- the audit --------------------------------------------------------------------------------------------
+def _within(spec: ExperimentSpec, estimate: Estimate, target: Estimate) -> bool:
+    """Whether every scored quantity of ``estimate`` lies within its tolerance of ``target``."""
+    for q in spec.quantities:
+        value, true = estimate.get(q.name, math.nan), target[q.name]
+        error = abs(value - true) / abs(true) if q.relative else abs(value - true)
+        if not error <= q.tolerance:
+            return False
+    return True
+
+
+def _interval(spec: ExperimentSpec, name: str, true: float) -> tuple[float, float]:
+    """The constant answers within tolerance of ``true``."""
+    q = next(q for q in spec.quantities if q.name == name)
+    half = q.tolerance * abs(true) if q.relative else q.tolerance
+    return true - half, true + half
+
+
+def _best_1d(intervals: Sequence[tuple[float, float]]) -> int:
+    """The most intervals any one point lies in (closed intervals)."""
+    events = sorted([(low, 0) for low, _ in intervals] + [(high, 1) for _, high in intervals])
+    best = inside = 0
+    for _, kind in events:
+        inside += 1 if kind == 0 else -1
+        best = max(best, inside)
+    return best
+
+
+def best_constant_share(spec: ExperimentSpec, targets: Sequence[Estimate]) -> float:
+    """The largest share of ``targets`` that one constant answer gets within tolerance (an exact sweep over
+    the first quantity's interval ends, then over the second's)."""
+    names = [q.name for q in spec.quantities]
+    boxes = [{name: _interval(spec, name, t[name]) for name in names} for t in targets]
+    first = names[0]
+    if len(names) == 1:
+        return _best_1d([box[first] for box in boxes]) / len(targets)
+    if len(names) > 2:
+        raise ValueError(f"{spec.key}: the best constant is swept over at most two quantities")
+    best = 0
+    for low, _ in (box[first] for box in boxes):
+        inside = [box[names[1]] for box in boxes if box[first][0] <= low <= box[first][1]]
+        best = max(best, _best_1d(inside))
+    return best / len(targets)
+
+
+def audit(experiment: str, instances: int = AUDIT_INSTANCES) -> dict[str, Any]:
+    """The difficulty audit of ``experiment`` over seeds 1..``instances`` of the public set."""
+    from actloop.suites.lab.experiments import experiment as find
+
+    spec = find(experiment).spec
+    if experiment not in PLANS:
+        raise ValueError(f"no difficulty audit for {experiment!r}; audited: {', '.join(sorted(PLANS))}")
+    plan = PLANS[experiment]()
+    drawn = [draw(spec, seed) for seed in range(1, instances + 1)]
+    targets = [plan.target(i) for i in drawn]
+    middle = {
+        q.name: (min(t[q.name] for t in targets) + max(t[q.name] for t in targets)) / 2
+        for q in spec.quantities
+    }
+
+    def share(design: Callable[[Instance], Estimate]) -> float:
+        hits = sum(_within(spec, design(i), t) for i, t in zip(drawn, targets, strict=True))
+        return hits / instances
+
+    return {
+        "instances": instances,
+        "tier": spec.tier,
+        "guess_midpoint": share(lambda _: middle),
+        "guess_best_constant": best_constant_share(spec, targets),
+        "naive_shortcut": {"name": plan.naive.name, "method": plan.naive.description},
+        "naive_rate": share(plan.naive.estimate),
+        "standard_design": {"name": plan.standard.name, "method": plan.standard.description},
+        "standard_rate": share(plan.standard.estimate),
+    }
+
+
+def keep_audit(manifest: Any, instances: int = AUDIT_INSTANCES) -> None:
+    """Record the audit of ``manifest``'s experiment in it (rates rounded to 0.1 %)."""
+    result = audit(manifest.experiment, instances)
+    for name in ("guess_midpoint", "guess_best_constant", "naive_rate", "standard_rate"):
+        result[name] = round(result[name], 3)
+    manifest.audit = result
