@@ -30,6 +30,10 @@ from actloop.suites.lab.physics.noise import seeded_uniform
 from actloop.suites.lab.spec import ExperimentSpec
 
 AUDIT_INSTANCES = 1000
+DYE_SCAN_CUVETTE = 4
+"""The dye's standard design scans the stock diluted 8 times (cuvette 4) for λmax."""
+DYE_PEAK_HALF_NM = 6
+"""... and fits a parabola to readings every 1 nm within this of its coarse scan's best point."""
 Estimate = dict[str, float]
 
 
@@ -249,6 +253,22 @@ def _thermistor() -> Plan:
 
 
 # --- dye absorptivity -------------------------------------------------------------------------------------
+def _solve3(matrix: list[list[float]], rhs: list[float]) -> tuple[float, float, float]:
+    """The solution of a 3×3 linear system by Cramer's rule."""
+
+    def det(m: list[list[float]]) -> float:
+        return (
+            m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1])
+            - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0])
+            + m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0])
+        )
+
+    whole = det(matrix)
+    columns = [[[rhs[i] if j == k else matrix[i][j] for j in range(3)] for i in range(3)] for k in range(3)]
+    a, b, c = (det(m) / whole for m in columns)
+    return a, b, c
+
+
 def _dye() -> Plan:
     from actloop.suites.lab.experiments.dye_absorptivity import DILUTIONS, dilution, dye
     from actloop.suites.lab.physics.spectra import Spectrophotometer
@@ -269,24 +289,28 @@ def _dye() -> Plan:
         return read
 
     def peak(read: Callable[[float, float], float], concentration: float) -> float:
-        """λmax from a 5 nm scan of ``concentration`` refined by a 1 nm scan around its best point (the
-        parabola through the best 1 nm reading and its neighbours)."""
+        """λmax from a 5 nm scan of ``concentration``, refined by the vertex of a least-squares parabola
+        through readings every 1 nm within DYE_PEAK_HALF_NM nm of the scan's best point."""
         coarse = max(range(400, 701, 5), key=lambda nm: read(float(nm), concentration))
-        fine = {nm: read(float(nm), concentration) for nm in range(coarse - 6, coarse + 7)}
-        best = max(range(coarse - 5, coarse + 6), key=fine.__getitem__)
-        left, middle, right = fine[best - 1], fine[best], fine[best + 1]
-        curvature = left - 2.0 * middle + right
-        return best + (0.5 * (left - right) / curvature if curvature < 0 else 0.0)
+        window = range(-DYE_PEAK_HALF_NM, DYE_PEAK_HALF_NM + 1)
+        points = [(float(d), read(float(coarse + d), concentration)) for d in window]
+        sums = [sum(x**k for x, _ in points) for k in range(5)]
+        rhs = [sum(x**k * y for x, y in points) for k in range(3)]
+        matrix = [[sums[i + j] for j in range(3)] for i in range(3)]
+        _, c1, c2 = _solve3(matrix, rhs)
+        return coarse + (-c1 / (2.0 * c2) if c2 < 0 else 0.0)
 
     def naive(instance: Instance) -> Estimate:
         read, stock = meter(instance), instance.public["stock_concentration"]
-        nm = peak(read, stock / dilution(DILUTIONS))
+        nm = peak(read, stock / dilution(DYE_SCAN_CUVETTE))
         return {"lambda_max": nm, "epsilon": read(nm, stock) / stock}
 
     def standard(instance: Instance) -> Estimate:
         read, stock = meter(instance), instance.public["stock_concentration"]
-        nm = peak(read, stock / dilution(DILUTIONS))
-        points = [(0.0, 0.0)] + [(stock / dilution(i), read(nm, stock / dilution(i))) for i in range(1, 7)]
+        nm = peak(read, stock / dilution(DYE_SCAN_CUVETTE))
+        points = [(0.0, 0.0)] + [
+            (stock / dilution(i), read(nm, stock / dilution(i))) for i in range(1, DILUTIONS + 1)
+        ]
         linear = [(c, a) for c, a in points if a < 1.0]  # stray light bends the line above 1 A
         b = sum(c * a for c, a in linear) / sum(c * c for c, _ in linear)
         return {"lambda_max": nm, "epsilon": b}
@@ -295,7 +319,7 @@ def _dye() -> Plan:
         lambda i: {"lambda_max": dye(i).lambda_max, "epsilon": dye(i).epsilon_max},
         Design(
             "one absorbance of the stock",
-            "λmax from a scan of the most dilute cuvette; ε = A / c from one reading of the stock there",
+            "λmax from a scan of the stock diluted 8 times; ε = A / c from one reading of the stock there",
             naive,
         ),
         Design(
@@ -392,9 +416,58 @@ def audit(experiment: str, instances: int = AUDIT_INSTANCES) -> dict[str, Any]:
     }
 
 
-def keep_audit(manifest: Any, instances: int = AUDIT_INSTANCES) -> None:
-    """Record the audit of ``manifest``'s experiment in it (rates rounded to 0.1 %)."""
-    result = audit(manifest.experiment, instances)
+def keep_audit(manifest: Any, instances: int = AUDIT_INSTANCES, result: dict[str, Any] | None = None) -> None:
+    """Record the audit of ``manifest``'s experiment (``result``, or one run now) in it, rates rounded to
+    0.1 %."""
+    result = dict(result or audit(manifest.experiment, instances))
     for name in ("guess_midpoint", "guess_best_constant", "naive_rate", "standard_rate"):
         result[name] = round(result[name], 3)
     manifest.audit = result
+
+
+def add_audit_command(sub: Any) -> None:
+    """``actloop lab audit``: print the difficulty audit of experiments, optionally recording it."""
+    parser = sub.add_parser(
+        "audit",
+        help="the difficulty audit: guess-from-card, naive-shortcut and standard-design success rates",
+    )
+    parser.add_argument(
+        "--experiment", action="append", help="experiment key (repeatable; default: every audited one)"
+    )
+    parser.add_argument("--instances", type=int, default=AUDIT_INSTANCES, help="instances drawn (seeds 1..N)")
+    parser.add_argument(
+        "--write", action="store_true", help="record the audit in the experiment's released manifest"
+    )
+    parser.set_defaults(handler=audit_command)
+
+
+def audit_command(args: Any) -> int:
+    from rich.table import Table
+
+    from actloop.cli.common import console
+    from actloop.suites.lab import manifests
+    from actloop.suites.lab.experiments import experiment_keys
+
+    keys = args.experiment or [key for key in experiment_keys() if key in PLANS]
+    table = Table(title=f"difficulty audit ({args.instances} instances each)")
+    for column in ("experiment", "tier", "guess: midpoint", "guess: best constant", "naive shortcut",
+                   "naive", "standard design", "standard"):  # fmt: skip
+        table.add_column(column)
+    for key in keys:
+        result = audit(key, args.instances)
+        table.add_row(
+            key,
+            result["tier"],
+            f"{100 * result['guess_midpoint']:.1f} %",
+            f"{100 * result['guess_best_constant']:.1f} %",
+            result["naive_shortcut"]["name"],
+            f"{100 * result['naive_rate']:.1f} %",
+            result["standard_design"]["name"],
+            f"{100 * result['standard_rate']:.1f} %",
+        )
+        if args.write:
+            manifest = manifests.load(key)
+            keep_audit(manifest, args.instances, result)
+            manifest.save()
+    console.print(table)
+    return 0

@@ -51,6 +51,9 @@ def add_commands(commands: Any) -> None:
     run.add_argument("--require-sandbox", action="store_true", help="refuse to run without bubblewrap")
     run.add_argument("agent_command", nargs=argparse.REMAINDER, metavar="-- COMMAND")
     run.set_defaults(handler=run_agent_command)
+    from actloop.suites.lab.audit import add_audit_command
+
+    add_audit_command(sub)
 
 
 def _episode_arguments(parser: argparse.ArgumentParser) -> None:

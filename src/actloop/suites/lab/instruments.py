@@ -6,8 +6,8 @@ display's step, and its range (outside it the display shows ``OL``), refreshed a
 Refreshes fall on the instants ``k / refresh_hz`` of simulated time, and refresh ``k`` draws noise sample
 ``k`` of the instrument's own stream (``<name>/display``) under the instance's noise key, so the same
 actions give the same readings, one instrument never shifts another's noise, and one long step gives the
-display the same values as many short ones while the true value holds. A data logger samples the values its channels show and exports them as
-CSV; only loggers export files.
+display the same values as many short ones while the true value holds. A data logger samples the values
+its channels show and exports them as CSV; only loggers export files.
 
 The :class:`InstrumentLog` (evaluator side) records every change of a display, every logger row and export,
 and for every observation served what each instrument showed and whether a camera could read it. It writes
