@@ -148,6 +148,37 @@ def test_a_reading_with_the_probe_out_of_the_well_fails_the_condition_gate(env: 
     assert not score.gates["conditions"].passed and "did not hold" in verdicts[-1].reason
 
 
+def test_a_reading_while_the_block_still_heats_fails_the_condition_gate(env: LabEnv) -> None:
+    citations = measure(env)
+    bench(env).setpoint = 70.0
+    env.wait(20.0)
+    heating = cite(env, close_up(env))
+    restore(env)
+    env.submit(env.evaluator.targets(), citations + heating)
+    score, verdicts = env.score()
+    assert not score.gates["conditions"].passed
+    assert [v.reason.split(" at t")[0] for v in verdicts[-2:]] == ["temperature settled did not hold"] * 2
+    assert all(v.valid for v in verdicts[:-2]), [v.reason for v in verdicts]
+
+
+@pytest.mark.parametrize(
+    ("block_drift", "probe_drift", "span_s", "settled"),
+    [(0.049, 0.0, 10.0, True), (0.051, 0.0, 10.0, False), (0.0, 0.051, 10.0, False), (0.0, 0.0, 9.75, False)],
+)
+def test_settled_means_both_temperatures_within_the_bound_over_ten_seconds(
+    env: LabEnv, block_drift: float, probe_drift: float, span_s: float, settled: bool
+) -> None:
+    """Samples cooling by the drift over the window down to the present temperatures."""
+    watch = watcher(env)
+    block, bead = bench(env).network.temperature("block"), bench(env).network.temperature("bead")
+    watch._history.clear()
+    samples = round(span_s / 0.25)
+    for i in range(samples):
+        left = (samples - i) / samples
+        watch._history.append((i * 0.25, block + block_drift * left, bead + probe_drift * left))
+    assert watch._sample(span_s) is settled
+
+
 @pytest.mark.parametrize(("factor", "succeeds"), [(1.00299, True), (1.00302, False)])
 def test_the_tolerance_is_three_tenths_of_a_percent(env: LabEnv, factor: float, succeeds: bool) -> None:
     citations = measure(env)

@@ -9,6 +9,7 @@ with the probe's stem in the block's well.
 from __future__ import annotations
 
 import math
+from collections import deque
 from collections.abc import Sequence
 from typing import Any
 
@@ -59,7 +60,11 @@ SPEC = specify(
         Part("thermometer", "shows the block's temperature in degC", restore="fixed"),
         Part("ohmmeter", "shows the probe's resistance in kohm", restore="fixed"),
     ),
-    rules=("A reading counts only with the probe's stem in the block's well.",),
+    rules=(
+        "A reading counts only with the probe's stem in the block's well and the temperature settled: the "
+        "block's temperature and the probe's have each changed by less than 0.05 degC over the 10 s before "
+        "it.",
+    ),
     minima=(
         ReadingsAt(("thermometer", "ohmmeter"), "temperature", 3, "temperatures of the block", 5.0, "degC"),
     ),
@@ -73,6 +78,12 @@ def bench(instance: Instance) -> ThermalBench:
 
 
 IN_WELL = "probe in the block's well"
+SETTLED = "temperature settled"
+SETTLE_C = 0.05
+SETTLE_S = 10.0
+"""Settled: the block's and the probe's temperatures each within SETTLE_C over the last SETTLE_S (stated on
+the card in these numbers)."""
+SETTLE_SAMPLE_S = 0.25
 L2_HOLD_S = 5.0
 SUFFICIENT_TEMPERATURES = 2
 """L4: two temperatures give B and R25 (the card's three are the evidence gate's)."""
@@ -83,7 +94,7 @@ class ThermistorEvaluator(Evaluator):
     """Watches the thermal bench: whether the probe is in the well, what the robot touches, and how long
     the probe has sat in the heated block; scores B and R25 against the hidden values."""
 
-    required_conditions = (IN_WELL,)
+    required_conditions = (IN_WELL, SETTLED)
 
     def __init__(self, spec: ExperimentSpec, record: Record, instance: Instance, bench: Platform) -> None:
         super().__init__(spec, record)
@@ -94,6 +105,9 @@ class ThermistorEvaluator(Evaluator):
         self.acted = False
         self.heated_in_well = False
         self._heated_since: float | None = None
+        self._history: deque[tuple[float, float, float]] = deque()
+        """(time, block, probe temperature), sampled every SETTLE_SAMPLE_S over the last SETTLE_S."""
+        self._settled = False
         self._ids: dict[str, Any] = {}
 
     def _geoms(self, model: mujoco.MjModel) -> dict[str, Any]:
@@ -115,12 +129,26 @@ class ThermistorEvaluator(Evaluator):
         if not self.acted and self._touched(model, data) & self._geoms(model)["apparatus"]:
             self.acted = True
         in_well = self.bench.probe_in_well(data)
-        self.tracker.update(time_s, {IN_WELL: in_well})
+        if not self._history or time_s - self._history[-1][0] >= SETTLE_SAMPLE_S - 1e-9:
+            self._settled = self._sample(time_s)
+        self.tracker.update(time_s, {IN_WELL: in_well, SETTLED: self._settled})
         if in_well and self.bench.heater_on(data):
             self._heated_since = time_s if self._heated_since is None else self._heated_since
             self.heated_in_well |= time_s - self._heated_since >= L2_HOLD_S
         else:
             self._heated_since = None
+
+    def _sample(self, time_s: float) -> bool:
+        """Sample the block's and the probe's temperatures; whether each has stayed within SETTLE_C over the
+        last SETTLE_S."""
+        network = self.bench.network
+        history = self._history
+        history.append((time_s, network.temperature("block"), network.temperature("bead")))
+        while len(history) > 1 and time_s - history[1][0] >= SETTLE_S - 1e-9:
+            history.popleft()
+        if time_s - history[0][0] < SETTLE_S - 1e-9:
+            return False
+        return all(max(s[i] for s in history) - min(s[i] for s in history) < SETTLE_C for i in (1, 2))
 
     def milestones(self, valid: Sequence[Verdict], log: InstrumentLog, conditions: Conditions) -> list[Check]:
         first = next(
