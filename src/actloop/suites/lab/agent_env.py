@@ -204,7 +204,10 @@ class LabAgentEnv:
 
 def _verdict(scored: EpisodeScore, episode: ServedEpisode) -> LabVerdict:
     record = episode.server.run(lambda: {"text": episode.env.record.text()})["text"]
-    return LabVerdict(scored.score.to_fields(), scored.citations, record, scored.sim_time_s)
+    instance = episode.env.instance  # which set the row comes from: the key's fingerprint, never the key
+    fields = {**scored.score.to_fields(), "instance_set": instance.instance_set,
+              "instance_key": instance.key_fingerprint}  # fmt: skip
+    return LabVerdict(fields, scored.citations, record, scored.sim_time_s)
 
 
 def _tail(path: Path) -> str:

@@ -187,7 +187,10 @@ def cause_table(a: Analysis) -> Table:
 
 EPISODE_COLUMNS = [
     "Model", "Level", "Experiment", "Seed", "Run", "Success", "e", "ℓ", "PS", "Stopped at", "Sim s", "Cause",
+    "Set",
 ]  # fmt: skip
+"""``Set``: the instance set a row came from, ``public`` or ``private`` with its key's fingerprint (rows
+from before the private set are public)."""
 
 
 def episode_table(a: Analysis) -> Table:
@@ -208,15 +211,21 @@ def episode_table(a: Analysis) -> Table:
                 e.condition.model, e.condition.protocol, e.task, str(e.seed), str(e.run),
                 "yes" if run.success else "no", "–" if error is None else f"{error:.3f}",
                 str(run.level), f"{run.process_score:.0f}", run.stop_stage,
-                "–" if sim is None else f"{sim:.1f}", run.cause or "–",
+                "–" if sim is None else f"{sim:.1f}", run.cause or "–", _instance_set(scores),
             ]
         )  # fmt: skip
         table.records.append(
             {**condition_fields(e.condition), "task": e.task, "seed": e.seed, "run": e.run, "e": error,
              "level": run.level, "process_score": run.process_score, "stop_stage": run.stop_stage,
-             "failure_cause": run.cause or None}
+             "failure_cause": run.cause or None, "instance_set": scores.get("instance_set") or "public",
+             "instance_key": scores.get("instance_key")}
         )  # fmt: skip
     return table
+
+
+def _instance_set(scores: dict[str, object]) -> str:
+    key = scores.get("instance_key")
+    return f"{scores.get('instance_set') or 'public'}" + (f" ({key})" if key else "")
 
 
 def report_tables(a: Analysis) -> list[Table]:
