@@ -248,3 +248,15 @@ def test_every_part_is_drawn_and_the_lens_starts_in_its_stand(env: LabEnv) -> No
     names = {env._model.body(i).name for i in range(env._model.nbody)}
     assert {"rail", "rail_scale", "lamp", "lens", "lens_stand", "lens_carriage", "screen_carriage"} <= names
     assert mujoco.mj_name2id(env._model, mujoco.mjtObj.mjOBJ_JOINT, "screen_slide") >= 0
+
+
+def test_the_card_states_the_scale_and_the_focus_bound() -> None:
+    from actloop.suites.lab.card import task_card
+    from actloop.suites.lab.experiments.lens_focal_length import FOCUS_BLUR_M, SPEC
+    from actloop.suites.lab.instance import draw
+
+    card = task_card(SPEC, draw(SPEC, 1))
+    assert "its zero (not numbered) is near the rail's left (lamp) end" in card
+    assert "a number every 10 mm that counts centimetres (the tick numbered 12 is 120 mm)" in card
+    assert f"is at most {1000 * FOCUS_BLUR_M:g} mm across" in card
+    assert "36 mm (the lens's clear aperture)" in card

@@ -23,10 +23,14 @@ from actloop.suites.lab.experiments import Experiment
 from actloop.suites.lab.instance import Instance
 from actloop.suites.lab.instruments import InstrumentLog
 from actloop.suites.lab.platforms.base import Platform
-from actloop.suites.lab.platforms.optical_rail import Carriage, Lens, OpticalRail
+from actloop.suites.lab.platforms.optical_rail import LENS_APERTURE, Carriage, Lens, OpticalRail
 from actloop.suites.lab.record import Record
 from actloop.suites.lab.scoring import Check
 from actloop.suites.lab.spec import ExperimentSpec, Parameter, Part, uniform
+
+FOCUS_BLUR_M = 0.0005
+"""The image is in focus while its blur circle is at most 0.5 mm across: about two pixels of a camera 14 cm
+from the screen, to which the slide's 2.5 mm squares then look sharp-edged."""
 
 SPEC = specify(
     "lens_focal_length",
@@ -42,7 +46,10 @@ SPEC = specify(
         Part("rail", "a rail along the bench carrying the lamp and the carriages", restore="fixed"),
         Part(
             "scale",
-            "a millimetre scale printed along the rail's front, read under each red index mark",
+            "a millimetre scale printed along the rail's front, read under each red index mark: its zero "
+            "(not numbered) is near the rail's left (lamp) end, and it counts to the right; a longer tick "
+            "every 5 mm and a number every 10 mm that counts centimetres (the tick numbered 12 is 120 mm); "
+            "readings are cited in mm",
             restore="fixed",
         ),
         Part(
@@ -70,12 +77,14 @@ SPEC = specify(
         "A reading is the position of an index mark (object_index, lens_index or screen_index) on the rail's "
         "scale, in mm, taken while the lens is seated in the lens carriage's holder and the image of the "
         "slide on the screen is in focus.",
+        f"In focus means, for scoring, that the blur circle on the screen (the patch one point of the slide "
+        f"lights) is at most {1000 * FOCUS_BLUR_M:g} mm across. A screen a distance d from the sharp "
+        f"image, which lies a distance v behind the lens, has a blur circle of {1000 * LENS_APERTURE:g} mm "
+        f"(the lens's clear aperture) times d / v; a pattern that merely looks sharpest to a contrast or "
+        f"gradient measure may lie outside that bound.",
     ),
 )
 
-FOCUS_BLUR_M = 0.0005
-"""The image is in focus while its blur circle is at most 0.5 mm across: about two pixels of a camera 14 cm
-from the screen, to which the slide's 2.5 mm squares then look sharp-edged."""
 FOCUSED = "lens seated and image in focus"
 L2_HOLD_S = 1.0
 INDEXES = ("object_index", "lens_index", "screen_index")
