@@ -24,7 +24,7 @@ from actloop.sim.fingerprint import platform_fingerprint
 from actloop.suites.lab.episode import EpisodeScore, ServedEpisode, served_episode
 from actloop.suites.lab.levels import LEVELS
 from actloop.suites.lab.sandbox import Sandbox, ensure_agent_python
-from actloop.suites.lab.workspace_files import CARD, GUIDE_FILE
+from actloop.suites.lab.workspace_files import CARD, GUIDE_FILE, refuse_link, write_file
 
 SHOW_DIR = "show"
 SHOWN_DIR = "shown"
@@ -104,7 +104,9 @@ class LabAgentEnv:
         self.task = task
         self.level = protocol
         self.workspace = workspace
-        self.sandbox = Sandbox(workspace, ensure_agent_python())
+        self.sandbox = Sandbox(
+            workspace, ensure_agent_python(), bench_socket=self._episode.server.socket_path
+        )
         self.started = time.monotonic()
         self.wall_limit_s = self._episode.env.spec.wall_clock_s
         self.max_runs = max_runs
@@ -160,8 +162,8 @@ class LabAgentEnv:
         return max(0.0, self.wall_limit_s - (time.monotonic() - self.started))
 
     def _run(self, code: str) -> CodeRun:
-        program = self.workspace / f"run_{self.runs:03d}.py"
-        program.write_text(code)
+        program = write_file(self.workspace, f"run_{self.runs:03d}.py", code)
+        refuse_link(self.workspace, SHOW_DIR)
         (self.workspace / SHOW_DIR).mkdir(exist_ok=True)
         out, err = self._root / "stdout", self._root / "stderr"
         with out.open("wb") as stdout, err.open("wb") as stderr:
@@ -173,8 +175,12 @@ class LabAgentEnv:
 
     def _collect_images(self) -> tuple[list[tuple[str, bytes]], int]:
         shown = self.workspace / SHOWN_DIR
+        for name in (SHOW_DIR, SHOWN_DIR):  # never read or move through a link the agent made
+            refuse_link(self.workspace, name)
         shown.mkdir(exist_ok=True)
-        pngs = sorted((self.workspace / SHOW_DIR).glob("*.png"))
+        pngs = sorted(
+            p for p in (self.workspace / SHOW_DIR).glob("*.png") if p.is_file() and not p.is_symlink()
+        )
         images: list[tuple[str, bytes]] = []
         for path in pngs:
             data = path.read_bytes()

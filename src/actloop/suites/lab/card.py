@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 from actloop.suites.lab.instance import Instance
 from actloop.suites.lab.instruments import DigitalDisplay, InstrumentSpec, LoggerSpec
+from actloop.suites.lab.sandbox import sandbox_rule
 from actloop.suites.lab.spec import REFIT_FRACTION, ExperimentSpec, Part
 
 RESTORE_TEXT = {
@@ -107,5 +108,6 @@ def task_card(
         f"- Budget: {spec.budget_s:g} s of simulated time (every physics step counts, waiting included) "
         f"and {spec.wall_clock_s / 60:g} min of wall-clock time."
     )
+    lines.append(sandbox_rule())  # what the agent's programs may reach and use (the sandbox's limits)
     lines.append("- Submit once; nothing can be changed after the submission.")
     return "\n".join(lines) + "\n"

@@ -6,15 +6,21 @@ or the budget is spent (or Ctrl-C), then scores the run from its sealed record a
 the score outside the workspace.
 
 ``actloop lab run-agent --experiment E --seed N -- COMMAND...`` does the same around one command (a coding
-agent, a script) run in the workspace inside the sandbox under a wall-clock limit.
+agent, a script) run in the workspace inside the sandbox under a wall-clock limit and the sandbox's limits.
+
+SIGTERM ends either like Ctrl-C: the agent is stopped and the run is scored and written as it stands.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
+import signal
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -30,11 +36,19 @@ def add_commands(commands: Any) -> None:
     serve = sub.add_parser("serve", help="serve one instance of an experiment to an agent on 127.0.0.1")
     _episode_arguments(serve)
     serve.set_defaults(handler=serve_command)
+    from actloop.suites.lab.sandbox import NETWORKS, Limits
+
+    defaults = Limits()
     run = sub.add_parser(
         "run-agent",
         help="serve one instance and run an agent's command in its workspace, sandboxed, then score it",
         description="Files already in the workspace (e.g. the agent's script) stay; the card, the client, "
-        "the guide and lab.json are written beside them. The command runs in /workspace.",
+        "the guide and lab.json are written beside them (never through a symbolic link: a workspace where "
+        "one stands in their place is refused). The command runs in /workspace under bubblewrap, in a user "
+        "namespace with no capabilities, with no network but the bench's Unix socket (unless --network "
+        f"model-api), and with these limits (the card states them): {defaults.text()}. A run that hits one "
+        "says so in its result (run.json's limits_hit).",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     _episode_arguments(run)
     run.add_argument(
@@ -48,7 +62,22 @@ def add_commands(commands: Any) -> None:
         "--pass-env", action="append", default=[], metavar="NAME",
         help="pass this environment variable (e.g. an API key) into the sandbox",
     )  # fmt: skip
-    run.add_argument("--require-sandbox", action="store_true", help="refuse to run without bubblewrap")
+    run.add_argument(
+        "--network", choices=NETWORKS, default="none",
+        help="none: only the bench (its Unix socket); model-api: also a route out to the internet for an "
+        "agent that calls its model's API (through slirp4netns; the host's loopback stays closed, but the "
+        "host's other addresses and the rest of the network are reachable)",
+    )  # fmt: skip
+    run.add_argument("--memory-mb", type=int, default=defaults.memory_mb, help="memory (data) per process")
+    run.add_argument("--cpu-s", type=int, default=defaults.cpu_s, help="CPU time per process")
+    run.add_argument("--processes", type=int, default=defaults.processes, help="processes at once")
+    run.add_argument("--file-mb", type=int, default=defaults.file_mb, help="size of any one file written")
+    run.add_argument("--tmp-mb", type=int, default=defaults.tmp_mb, help="size of /tmp (a tmpfs)")
+    run.add_argument("--workspace-mb", type=int, default=defaults.workspace_mb, help="size of the workspace")
+    run.add_argument(
+        "--allow-unsandboxed", action="store_true",
+        help="without bubblewrap, run the agent anyway, unsandboxed (it can read everything you can)",
+    )  # fmt: skip
     run.add_argument("agent_command", nargs=argparse.REMAINDER, metavar="-- COMMAND")
     run.set_defaults(handler=run_agent_command)
     from actloop.suites.lab.audit import add_audit_command
@@ -69,11 +98,28 @@ def _out(args: argparse.Namespace) -> Path:
     return out
 
 
+@contextmanager
+def _sigterm_as_interrupt() -> Iterator[None]:
+    """SIGTERM raises KeyboardInterrupt, so it ends a run as Ctrl-C does (scored and written)."""
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def serve_command(args: argparse.Namespace) -> int:
     from actloop.suites.lab.episode import served_episode
 
     out = _out(args)
-    with served_episode(args.experiment, args.seed, args.workspace, out, args.level) as episode:
+    with (
+        _sigterm_as_interrupt(),
+        served_episode(args.experiment, args.seed, args.workspace, out, args.level) as episode,
+    ):
         print(
             f"serving {args.experiment} (seed {args.seed}) at {episode.server.url}; "
             f"workspace {args.workspace}",
@@ -91,7 +137,7 @@ def serve_command(args: argparse.Namespace) -> int:
 
 def run_agent_command(args: argparse.Namespace) -> int:
     from actloop.suites.lab.episode import served_episode
-    from actloop.suites.lab.sandbox import Sandbox, ensure_agent_python
+    from actloop.suites.lab.sandbox import Limits, Sandbox, ensure_agent_python
 
     argv = args.agent_command[1:] if args.agent_command[:1] == ["--"] else args.agent_command
     if not argv:
@@ -99,25 +145,45 @@ def run_agent_command(args: argparse.Namespace) -> int:
     missing = [name for name in args.pass_env if name not in os.environ]
     if missing:
         raise ConfigError(f"--pass-env names variables that are not set: {', '.join(missing)}")
+    limits = Limits(args.memory_mb, args.cpu_s, args.processes, args.file_mb, args.tmp_mb, args.workspace_mb)
     sandbox = Sandbox(
         args.workspace,
         ensure_agent_python(),
         read_only=tuple(p.resolve() for p in args.read_only),
         env={name: os.environ[name] for name in args.pass_env},
-        require=args.require_sandbox,
+        allow_unsandboxed=args.allow_unsandboxed,
+        network=args.network,
+        limits=limits,
     )
+    isolation = sandbox.isolation  # refuses before anything is served when there is no sandbox
     out = _out(args)
-    with served_episode(args.experiment, args.seed, args.workspace, out, args.level) as episode:
+    episode_context = served_episode(args.experiment, args.seed, args.workspace, out, args.level, limits)
+    with _sigterm_as_interrupt(), episode_context as episode:
+        sandbox = dataclasses.replace(sandbox, bench_socket=episode.server.socket_path)
         print(
-            f"running {' '.join(argv)} on {args.experiment} (seed {args.seed}), {sandbox.isolation}",
+            f"running {' '.join(argv)} on {args.experiment} (seed {args.seed}), {isolation}, "
+            f"network {args.network}",
             flush=True,
         )
-        ran = sandbox.run(argv, args.wall_limit_s or episode.env.spec.wall_clock_s)
+        try:
+            ran = sandbox.run(argv, args.wall_limit_s or episode.env.spec.wall_clock_s)
+            ended = ran.ended()
+        except KeyboardInterrupt:
+            ran, ended = None, "stopped by the evaluator (interrupt or SIGTERM)"
         scored = episode.finish(out)
-    ended = "killed at the wall-clock limit" if ran.timed_out else f"exited with {ran.returncode}"
-    summary = {**scored.summary(), "agent": ended, "wall_s": round(ran.wall_s, 1), "isolation": ran.isolation}
+    summary = {
+        **scored.summary(),
+        "agent": ended,
+        "limits_hit": list(ran.limits_hit) if ran else [],
+        "wall_s": round(ran.wall_s, 1) if ran else None,
+        "isolation": isolation,
+        "network": args.network,
+        "limits": dataclasses.asdict(limits),
+    }
     (out / "run.json").write_text(json.dumps({"command": argv, **summary}, indent=1))
     print(json.dumps(summary), flush=True)
+    for hit in summary["limits_hit"]:
+        print(f"limit hit: {hit}", flush=True)
     for gate in scored.failed_gates():
         print(f"failed gate {gate}", flush=True)
     return 0 if scored.score.success else 1

@@ -13,6 +13,7 @@ from typing import Any
 from actloop.errors import ConfigError
 from actloop.suites.lab.card import task_card
 from actloop.suites.lab.env import LabEnv
+from actloop.suites.lab.sandbox import BENCH_SOCKET, Limits, sandbox_rule
 from actloop.suites.lab.scoring import Score
 from actloop.suites.lab.server import LabServer, serving
 from actloop.suites.lab.workspace_files import write_workspace
@@ -65,17 +66,24 @@ class ServedEpisode:
 
 @contextmanager
 def served_episode(
-    experiment: str, seed: int, workspace: Path, out: Path | None, level: str = "T0"
+    experiment: str,
+    seed: int,
+    workspace: Path,
+    out: Path | None,
+    level: str = "T0",
+    limits: Limits | None = None,
 ) -> Iterator[ServedEpisode]:
     """Build instance ``seed`` of ``experiment`` at interface ``level``, serve it and fill ``workspace`` for
-    the agent. ``out`` (the record's directory) must lie outside the workspace, so the agent can never read
-    the record."""
+    the agent (its card states the sandbox's ``limits``). ``out`` (the record's directory) must lie outside
+    the workspace, so the agent can never read the record."""
     if out is not None and out.resolve().is_relative_to(workspace.resolve()):
         raise ConfigError("the record's directory must lie outside the workspace: the agent must not read it")
     env = LabEnv(experiment, seed, level=level)
     with serving(env) as server:
         card = task_card(env.spec, env.instance, env.platform.instruments(), env.platform.loggers())
-        write_workspace(workspace, card, server.url, server.token, level)
+        if limits is not None:
+            card = card.replace(sandbox_rule(), sandbox_rule(limits))
+        write_workspace(workspace, card, server.url, server.token, level, socket=BENCH_SOCKET)
         yield ServedEpisode(env, server, workspace)
 
 

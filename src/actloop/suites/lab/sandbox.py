@@ -5,24 +5,41 @@ under bubblewrap in a filesystem view that holds the operating system's read-onl
 Python (a separate environment with the client's dependencies and common scientific packages, never
 actloop), the workspace (read-write, at ``/workspace``) and a private ``/tmp``; the evaluator's package, its
 environment, the records and everything else of the host are absent, and the process sees only its own
-process tree. The loopback network is shared, so the agent reaches the bench's server (and nothing else
-needs to be reachable).
+process tree. The agent runs in a user namespace with every capability dropped, no new privileges, no
+further user namespaces, a new session, and dies with its parent, so a root caller gives it no power over
+the host (no ``mount``, no ``open_by_handle_at``).
 
-Where bubblewrap is missing the command runs unsandboxed in the workspace with a scrubbed environment, and
-the fallback is reported loudly and recorded as ``isolation: none``; ``require=True`` refuses instead.
+Network: by default (``none``) the agent has a network namespace of its own with only a loopback device;
+the bench is reachable through its Unix socket, mounted at :data:`BENCH_SOCKET`, and nothing else on the
+host is. ``model-api`` (for coding agents that call their model's API) adds a route out through
+slirp4netns with the host's loopback closed: the internet is reachable, the host's 127.0.0.1 services
+are not.
+
+Limits (:class:`Limits`): memory (data per process), CPU time per process, processes, file size, the
+size of ``/tmp`` (a tmpfs) and of the workspace; :meth:`Limits.text` states them for the card and the
+command's help, and a run that hit one says which in :attr:`SandboxRun.limits_hit`.
+
+Without bubblewrap nothing runs unless the caller allows an unsandboxed run (``allow_unsandboxed``); it is
+then reported loudly and recorded as ``isolation: none``.
 """
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
 import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
-from collections.abc import Mapping, Sequence
+import uuid
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO
 
 from actloop.errors import ConfigError
 
@@ -31,9 +48,65 @@ AGENT_PACKAGES = ("httpx", "numpy", "scipy", "pillow", "matplotlib")
 AGENT_PYTHON_ENV = "ACTLOOP_AGENT_PYTHON"
 DEFAULT_AGENT_PYTHON = Path.home() / ".cache" / "actloop" / "agent-python"
 WORKSPACE_MOUNT = "/workspace"
+BENCH_SOCKET_DIR = "/run/lab"
+BENCH_SOCKET = f"{BENCH_SOCKET_DIR}/lab.sock"
+"""Where the bench's Unix socket appears inside the sandbox."""
 SYSTEM_DIRS = ("/usr", "/bin", "/lib", "/lib64", "/etc", "/sbin")
 PATH = "/usr/local/bin:/usr/bin:/bin"
 KILL_GRACE_S = 5.0
+NETWORKS = ("none", "model-api")
+WATCH_S = 0.5
+"""How often the workspace's size is checked while the agent runs."""
+CPU_GRACE_S = 5
+"""After SIGXCPU at the CPU-time limit a process has this long before SIGKILL."""
+STDERR_TAIL_BYTES = 64 * 1024
+MB = 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What an agent's run may use. ``memory_mb`` and ``cpu_s`` hold for each process (the data it
+    allocates, RLIMIT_DATA, and its CPU time, RLIMIT_CPU), ``processes`` for the whole run (a pids cgroup,
+    where the host lets us make one), ``file_mb`` for any one file written, ``tmp_mb`` for ``/tmp`` (a
+    tmpfs: writes past it fail with ENOSPC) and ``workspace_mb`` for the workspace (checked every
+    :data:`WATCH_S`; the run is stopped when over)."""
+
+    memory_mb: int = 4096
+    cpu_s: int = 3600
+    processes: int = 256
+    file_mb: int = 1024
+    tmp_mb: int = 1024
+    workspace_mb: int = 2048
+
+    def __post_init__(self) -> None:
+        for name, value in vars(self).items():
+            if not (isinstance(value, int) and value > 0):
+                raise ConfigError(f"sandbox limit {name} must be a positive whole number, got {value!r}")
+
+    def text(self) -> str:
+        """The limits in one sentence (the card's sandbox rule, the guide, ``run-agent --help``)."""
+        return (
+            f"memory {self.memory_mb} MB and CPU time {self.cpu_s} s per process, {self.processes} "
+            f"processes, {self.file_mb} MB per file, {self.tmp_mb} MB in /tmp and {self.workspace_mb} MB in "
+            "the workspace"
+        )
+
+    def prlimit(self) -> list[str]:
+        """The ``prlimit`` options that set the per-process limits."""
+        return [
+            f"--data={self.memory_mb * MB}",
+            f"--cpu={self.cpu_s}:{self.cpu_s + CPU_GRACE_S}",
+            f"--fsize={self.file_mb * MB}",
+            "--core=0",
+        ]
+
+
+def sandbox_rule(limits: Limits | None = None) -> str:
+    """The card's line on the sandbox: what the agent's programs may reach and use."""
+    return (
+        "- Sandbox: your programs run isolated, with no network but the bench's (unless the run allows "
+        f"your model's API), and limits: {(limits or Limits()).text()}."
+    )
 
 
 def agent_python_dir() -> Path:
@@ -69,36 +142,60 @@ def ensure_agent_python(directory: Path | None = None) -> Path:
 @dataclass(frozen=True)
 class SandboxRun:
     """How a sandboxed command ended: its exit status (None when it was killed at the wall-clock limit),
-    its wall time and the isolation it ran under (``bubblewrap`` or ``none``)."""
+    its wall time, the isolation and network it ran under, and the limits it hit (one sentence each)."""
 
     returncode: int | None
     wall_s: float
     isolation: str
+    network: str = "none"
+    limits_hit: tuple[str, ...] = ()
 
     @property
     def timed_out(self) -> bool:
         return self.returncode is None
+
+    def ended(self) -> str:
+        """How the command ended, in words (with the limits it hit)."""
+        said = "killed at the wall-clock limit" if self.timed_out else f"exited with {self.returncode}"
+        return "; ".join([said, *self.limits_hit])
 
 
 @dataclass(frozen=True)
 class Sandbox:
     """Runs commands for the agent in ``workspace`` (see the module docstring). ``read_only`` adds host
     paths the agent's own program needs (a coding agent's installation and its credentials), mounted at the
-    same place; ``env`` adds variables (e.g. an API key) to the otherwise empty environment."""
+    same place; ``env`` adds variables (e.g. an API key) to the otherwise empty environment;
+    ``bench_socket`` is the bench server's Unix socket on the host, mounted at :data:`BENCH_SOCKET`."""
 
     workspace: Path
     python: Path = field(default_factory=agent_python_dir)
     read_only: tuple[Path, ...] = ()
     env: Mapping[str, str] = field(default_factory=dict)
-    require: bool = False
+    allow_unsandboxed: bool = False
+    network: str = "none"
+    limits: Limits = field(default_factory=Limits)
+    bench_socket: Path | None = None
+
+    def __post_init__(self) -> None:
+        if self.network not in NETWORKS:
+            raise ConfigError(f"network must be one of {', '.join(NETWORKS)}, got {self.network!r}")
 
     @property
     def isolation(self) -> str:
-        """``bubblewrap`` when it is installed, else ``none`` (or an error when isolation is required)."""
+        """``bubblewrap`` when it is installed; ``none`` only when unsandboxed runs are allowed."""
         if shutil.which("bwrap"):
+            if self.network == "model-api" and not shutil.which("slirp4netns"):
+                raise ConfigError(
+                    "--network model-api needs slirp4netns (Debian: apt-get install slirp4netns, or run "
+                    "scripts/setup-lab-sandbox.sh)"
+                )
             return "bubblewrap"
-        if self.require:
-            raise ConfigError("bubblewrap is not installed (Debian: apt-get install bubblewrap); no sandbox")
+        if not self.allow_unsandboxed:
+            raise ConfigError(
+                "bubblewrap is not installed (Debian: apt-get install bubblewrap, or run "
+                "scripts/setup-lab-sandbox.sh); refusing to run the agent without a sandbox "
+                "(--allow-unsandboxed runs it anyway, with access to everything this user can reach)"
+            )
         return "none"
 
     def environment(self, home: str) -> dict[str, str]:
@@ -113,32 +210,44 @@ class Sandbox:
             **self.env,
         }
 
-    def command(self, argv: Sequence[str]) -> list[str]:
-        """The full command line that runs ``argv`` for the agent."""
+    def command(self, argv: Sequence[str], bwrap_options: Sequence[str] = ()) -> list[str]:
+        """The full command line that runs ``argv`` for the agent, under the per-process limits."""
+        limited = ["prlimit", *self.limits.prlimit(), "--"]
         if self.isolation == "none":
-            return list(argv)
+            return [*limited, *argv]
         shown = [Path(d) for d in SYSTEM_DIRS if Path(d).exists()]
         shown += [self.python, _base_prefix(self.python), *self.read_only]
         mounts = [arg for path in shown for arg in ("--ro-bind", str(path), str(path))]
         for hidden in _evaluator_paths():
             if any(hidden.is_relative_to(path) for path in shown):
                 mounts += ["--tmpfs", str(hidden)]
+        if self.bench_socket is not None:
+            mounts += ["--ro-bind", str(self.bench_socket.parent), BENCH_SOCKET_DIR]
         environment = [arg for key, value in self.environment(WORKSPACE_MOUNT).items() for arg in
                        ("--setenv", key, value)]  # fmt: skip
         return [
+            *limited,
             "bwrap",
             "--die-with-parent",
+            "--new-session",
+            "--unshare-user",
+            "--disable-userns",
+            "--cap-drop", "ALL",
             "--unshare-pid",
             "--unshare-ipc",
             "--unshare-uts",
+            "--unshare-net",
+            "--unshare-cgroup-try",
             "--clearenv",
             *environment,
+            "--size", str(self.limits.tmp_mb * MB),
             "--tmpfs", "/tmp",  # first, so a Python or a mount that lives under /tmp still shows
             *mounts,
             "--proc", "/proc",
             "--dev", "/dev",
             "--bind", str(self.workspace.resolve()), WORKSPACE_MOUNT,
             "--chdir", WORKSPACE_MOUNT,
+            *bwrap_options,
             "--",
             *argv,
         ]  # fmt: skip
@@ -146,8 +255,9 @@ class Sandbox:
     def run(
         self, argv: Sequence[str], timeout_s: float, stdout: int | None = None, stderr: int | None = None
     ) -> SandboxRun:
-        """Run ``argv`` to its end or to the wall-clock limit ``timeout_s`` (then its whole process group
-        is killed); nothing of the evaluator is reachable from it."""
+        """Run ``argv`` to its end, to the wall-clock limit ``timeout_s`` or until the workspace outgrows
+        its limit (then the whole sandbox is killed); nothing of the evaluator is reachable from it. Its
+        standard error goes to ``stderr``, or to ours (and is then read for the limits it hit)."""
         isolation = self.isolation
         if isolation == "none":
             print(
@@ -157,20 +267,247 @@ class Sandbox:
                 flush=True,
             )
         start = time.monotonic()
-        process = subprocess.Popen(
-            self.command(argv),
-            cwd=self.workspace,
-            env=self.environment(str(self.workspace.resolve())) if isolation == "none" else {},
-            stdout=stdout,
-            stderr=stderr,
-            start_new_session=True,
-        )
+        with _pids_cgroup(self.limits.processes) as pids, _network(self.network, isolation) as net:
+            command = self.command(argv, net.bwrap_options)
+            if pids is not None:  # the process joins the cgroup before anything else runs
+                command = ["sh", "-c", 'echo $$ > "$0" && exec "$@"', str(pids / "cgroup.procs"), *command]
+            process = subprocess.Popen(
+                command,
+                cwd=self.workspace,
+                env=self.environment(str(self.workspace.resolve())) if isolation == "none" else {},
+                stdout=stdout,
+                stderr=subprocess.PIPE if stderr is None else stderr,
+                start_new_session=True,
+                pass_fds=net.pass_fds,
+            )
+            tail = _Tee(process.stderr) if process.stderr is not None else None
+            net.started()
+            returncode, over = self._wait(process, timeout_s)
+            if tail is not None:
+                tail.join()
+            hits = _limits_hit(self.limits, returncode, tail.text() if tail else "", over, pids)
+        return SandboxRun(returncode, time.monotonic() - start, isolation, self.network, hits)
+
+    def _wait(self, process: subprocess.Popen[bytes], timeout_s: float) -> tuple[int | None, bool]:
+        """Wait for ``process`` to end; kill it at the wall-clock limit (None) or once the workspace holds
+        more than its limit (True)."""
+        deadline = time.monotonic() + timeout_s
         try:
-            returncode: int | None = process.wait(timeout=timeout_s)
-        except subprocess.TimeoutExpired:
+            while True:
+                try:
+                    return process.wait(timeout=max(0.0, min(WATCH_S, deadline - time.monotonic()))), False
+                except subprocess.TimeoutExpired:
+                    pass
+                if time.monotonic() >= deadline:
+                    _kill_group(process)
+                    return None, False
+                if _usage_bytes(self.workspace) > self.limits.workspace_mb * MB:
+                    _kill_group(process)
+                    return process.returncode, True
+        except BaseException:  # an interrupt of the evaluator ends the agent too
             _kill_group(process)
-            returncode = None
-        return SandboxRun(returncode, time.monotonic() - start, isolation)
+            raise
+
+
+class _Tee(threading.Thread):
+    """Copies a process's standard error to ours and keeps its last :data:`STDERR_TAIL_BYTES`."""
+
+    def __init__(self, stream: IO[bytes]) -> None:
+        super().__init__(daemon=True, name="sandbox-stderr")
+        self.stream = stream
+        self.tail = b""
+        self.start()
+
+    def run(self) -> None:
+        out = sys.stderr.buffer if hasattr(sys.stderr, "buffer") else None
+        for chunk in iter(lambda: os.read(self.stream.fileno(), 65536), b""):
+            self.tail = (self.tail + chunk)[-STDERR_TAIL_BYTES:]
+            if out is not None:
+                out.write(chunk)
+                out.flush()
+            else:
+                sys.stderr.write(chunk.decode(errors="replace"))
+        self.stream.close()
+
+    def text(self) -> str:
+        return self.tail.decode(errors="replace")
+
+
+LIMIT_SIGNS = (
+    ("MemoryError", "memory"),
+    ("Cannot allocate memory", "memory"),
+    ("out of memory", "memory"),
+    ("No space left on device", "tmp"),
+    ("File too large", "file"),
+    ("Resource temporarily unavailable", "processes"),
+)
+"""What a program says on its standard error when a limit refused it."""
+
+
+def _limits_hit(limits: Limits, returncode: int | None, stderr: str, workspace_over: bool,
+                pids: Path | None) -> tuple[str, ...]:  # fmt: skip
+    """The limits a run hit, each as a sentence for the run's result."""
+    said = {
+        "memory": f"memory limit ({limits.memory_mb} MB per process) reached: an allocation failed",
+        "tmp": "a file system is full (ENOSPC): /tmp holds at most "
+        f"{limits.tmp_mb} MB, the workspace {limits.workspace_mb} MB",
+        "file": f"file size limit ({limits.file_mb} MB) reached: a write failed (EFBIG)",
+        "processes": f"process limit ({limits.processes}) reached: a new process could not start (EAGAIN)",
+    }
+    hits: list[str] = []
+    signals = {
+        signal.SIGXCPU: f"CPU time limit ({limits.cpu_s} s per process) reached: killed by SIGXCPU",
+        signal.SIGXFSZ: f"file size limit ({limits.file_mb} MB) reached: killed by SIGXFSZ",
+        signal.SIGKILL: "killed by SIGKILL (out of memory, or the CPU time limit's hard stop)",
+    }
+    if returncode is not None:
+        number = -returncode if returncode < 0 else returncode - 128
+        if number in {int(sig) for sig in signals}:
+            hits.append(signals[signal.Signals(number)])
+    if workspace_over:
+        hits.append(f"workspace size limit ({limits.workspace_mb} MB) exceeded: the run was stopped")
+    if pids is not None and _pids_refused(pids):
+        hits.append(said["processes"])
+    for sign, limit in LIMIT_SIGNS:
+        if sign in stderr and said[limit] not in hits:
+            hits.append(said[limit])
+    return tuple(hits)
+
+
+def _usage_bytes(directory: Path) -> int:
+    """The space the files under ``directory`` take (links are not followed)."""
+    total = 0
+    for root, dirs, files in os.walk(directory, followlinks=False):
+        for name in [*dirs, *files]:
+            try:
+                total += os.lstat(os.path.join(root, name)).st_blocks * 512
+            except OSError:
+                continue
+    return total
+
+
+CGROUP_ROOTS = {"pids": Path("/sys/fs/cgroup/pids"), "": Path("/sys/fs/cgroup")}
+"""Where the cgroup hierarchies holding a pids controller are mounted (cgroup v1's and v2's)."""
+
+
+@contextmanager
+def _pids_cgroup(limit: int) -> Iterator[Path | None]:
+    """A new pids cgroup below ours allowing ``limit`` processes, or None where the host does not let us
+    make one (then the process count is not limited)."""
+    made = None
+    for line in Path("/proc/self/cgroup").read_text().splitlines():
+        _, controllers, own = line.split(":", 2)
+        root = CGROUP_ROOTS.get(controllers) if controllers in ("pids", "") else None
+        if root is None:
+            continue
+        candidate = root / own.lstrip("/") / f"actloop-sandbox-{uuid.uuid4().hex[:12]}"
+        try:
+            candidate.mkdir()
+        except OSError:
+            continue
+        try:
+            (candidate / "pids.max").write_text(str(limit))
+            made = candidate
+            break
+        except OSError:
+            candidate.rmdir()
+    try:
+        yield made
+    finally:
+        if made is not None:
+            _remove_cgroup(made)
+
+
+def _pids_refused(cgroup: Path) -> bool:
+    """Whether the cgroup refused a new process at its limit."""
+    try:
+        events = dict(line.split() for line in (cgroup / "pids.events").read_text().splitlines())
+    except OSError:
+        return False
+    return int(events.get("max", "0")) > 0
+
+
+def _remove_cgroup(cgroup: Path) -> None:
+    for _ in range(50):  # the last processes may still be exiting
+        try:
+            cgroup.rmdir()
+            return
+        except FileNotFoundError:
+            return
+        except OSError:
+            for pid in (cgroup / "cgroup.procs").read_text().split():
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(int(pid), signal.SIGKILL)
+            time.sleep(0.05)
+
+
+@dataclass
+class _Network:
+    """What a run's network needs: bubblewrap's options, the descriptors they name, and what to do once
+    the sandbox has started (give it a route out, then let it go on)."""
+
+    bwrap_options: list[str] = field(default_factory=list)
+    pass_fds: tuple[int, ...] = ()
+    started: Callable[[], None] = lambda: None
+
+
+@contextmanager
+def _network(network: str, isolation: str) -> Iterator[_Network]:
+    """``none``: bubblewrap's own network namespace is all there is. ``model-api``: bubblewrap waits (its
+    ``--block-fd``) until slirp4netns gives the namespace a route out, with the host's loopback closed."""
+    if network == "none" or isolation == "none":
+        yield _Network()
+        return
+    info_r, info_w = os.pipe()
+    block_r, block_w = os.pipe()
+    opened = {info_r, info_w, block_r, block_w}
+    slirp: list[subprocess.Popen[bytes]] = []
+
+    def close(fd: int) -> None:
+        if fd in opened:
+            opened.discard(fd)
+            os.close(fd)
+
+    def started() -> None:
+        close(info_w)
+        close(block_r)
+        info = _read_json(info_r)
+        if "child-pid" not in info:
+            return  # bubblewrap failed before it made the namespace (it says why)
+        ready_r, ready_w = os.pipe()
+        slirp.append(subprocess.Popen(
+            ["slirp4netns", "--configure", "--mtu=65520", "--disable-host-loopback", "--ready-fd",
+             str(ready_w), str(info["child-pid"]), "tap0"],
+            pass_fds=(ready_w,), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+        ))  # fmt: skip
+        os.close(ready_w)
+        ready = os.read(ready_r, 1)
+        os.close(ready_r)
+        if ready != b"1":
+            raise ConfigError("slirp4netns could not give the sandbox its network (--network model-api)")
+        os.write(block_w, b"go")
+
+    try:
+        yield _Network(["--info-fd", str(info_w), "--block-fd", str(block_r)], (info_w, block_r), started)
+    finally:
+        for fd in list(opened):
+            close(fd)
+        for process in slirp:
+            process.terminate()
+            process.wait()
+
+
+def _read_json(fd: int) -> dict[str, object]:
+    """The JSON object bubblewrap writes to its ``--info-fd`` (empty when it wrote none)."""
+    text = b""
+    while chunk := os.read(fd, 65536):
+        text += chunk
+        try:
+            found = json.loads(text)
+        except ValueError:
+            continue
+        return found if isinstance(found, dict) else {}
+    return {}
 
 
 def _base_prefix(python: Path) -> Path:

@@ -5,9 +5,13 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
+import stat
 from importlib import resources
 from pathlib import Path
 from types import ModuleType
+
+from actloop.errors import ConfigError
 
 WORKSPACE_DIR = Path(str(resources.files("actloop.suites.lab") / "workspace"))
 CLIENT_FILE = WORKSPACE_DIR / "lab_client.py"
@@ -35,23 +39,65 @@ def guide(level: str = "T0") -> str:
     return "\n".join([GUIDE_FILE.read_text(), *(LEVEL_GUIDES[lv].read_text() for lv in levels)])
 
 
-def write_workspace(directory: Path, card: str, url: str, token: str, level: str = "T0") -> list[Path]:
+def write_workspace(
+    directory: Path, card: str, url: str, token: str, level: str = "T0", socket: str | None = None
+) -> list[Path]:
     """Fill ``directory`` with what an agent starts from at ``level``; returns the files written. Nothing
-    here reveals the instance: the card carries public values only, the config only the address and the
-    token."""
+    here reveals the instance: the card carries public values only, the config only the addresses (``url``
+    on the loopback, ``socket`` the bench's Unix socket as the agent sees it) and the token. A name that is
+    anything but a regular file (a symbolic link above all) is refused, never followed."""
     directory.mkdir(parents=True, exist_ok=True)
+    config = {"url": url, "token": token, **({"socket": socket} if socket else {})}
     files = {
         CARD: card,
         CLIENT_FILE.name: CLIENT_FILE.read_text(),
         GUIDE_FILE.name: guide(level),
-        CONFIG: json.dumps({"url": url, "token": token}) + "\n",
+        CONFIG: json.dumps(config) + "\n",
     }
     if level == "T2":
         files[SKILLS_FILE.name] = SKILLS_FILE.read_text()
-    written = []
-    for name, text in files.items():
-        path = directory / name
-        path.write_text(text)
-        written.append(path)
-    (directory / CONFIG).chmod(0o600)
-    return written
+    for name in files:
+        refuse_link(directory, name)
+    return [
+        write_file(directory, name, text, 0o600 if name == CONFIG else 0o644) for name, text in files.items()
+    ]
+
+
+def refuse_link(directory: Path, name: str) -> None:
+    """Refuse (ConfigError) when ``directory/name`` exists as anything but a regular file (with no other hard
+    link) or a directory."""
+    try:
+        mode = os.lstat(directory / name).st_mode
+    except FileNotFoundError:
+        return
+    if stat.S_ISLNK(mode):
+        raise ConfigError(
+            f"{directory / name} is a symbolic link; the workspace's own files are never written through a "
+            "link: remove it (or use a fresh workspace)"
+        )
+    if stat.S_ISREG(mode) and os.lstat(directory / name).st_nlink > 1:
+        raise ConfigError(f"{directory / name} has other hard links; remove it (or use a fresh workspace)")
+    if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+        raise ConfigError(f"{directory / name} is not a regular file; remove it (or use a fresh workspace)")
+
+
+def write_file(directory: Path, name: str, text: str | bytes, mode: int = 0o644) -> Path:
+    """Write ``directory/name`` without following a symbolic link at either (the directory is opened with
+    O_NOFOLLOW, the file with O_NOFOLLOW relative to it); a link is refused with a ConfigError."""
+    data = text.encode("utf-8") if isinstance(text, str) else text
+    try:
+        folder = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    except OSError as err:
+        raise ConfigError(f"cannot open the workspace {directory} without following a link: {err}") from None
+    try:
+        refuse_link(directory, name)
+        try:
+            fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, mode, dir_fd=folder)
+        except OSError as err:
+            raise ConfigError(f"refusing to write {directory / name}: {err.strerror}") from None
+        with os.fdopen(fd, "wb") as out:
+            os.fchmod(out.fileno(), mode)
+            out.write(data)
+    finally:
+        os.close(folder)
+    return directory / name

@@ -6,11 +6,13 @@
     lab.move_joints([[...7 joint angles...], ...])   # one target per physics step (1/240 s)
     lab.gripper(0.08)                # finger opening in metres (0 closes)
     lab.ik([x, y, z], [w, qx, qy, qz])  # joint angles for a hand pose; the robot does not move
+    lab.ik([x, y, z], [w, qx, qy, qz], start=[...7 joint angles...])  # solved from that posture
     lab.wait(2.0)                    # let simulated time pass
     lab.submit({"k": 31.2}, [{"observation_id": "3f9a01c2-12", "instrument": "ruler", "value": 103.5}])
 
 Every call returns plain JSON values. A refused call raises LabError with the server's explanation and
-changes nothing; once the result is submitted or the time budget is spent, calls raise EpisodeOver.
+changes nothing; once the result is submitted or the time budget is spent, every call but state() and
+calibration() raises EpisodeOver.
 """
 
 from __future__ import annotations
@@ -40,13 +42,19 @@ class EpisodeOver(LabError):
 
 class Lab:
     """A connection to the bench. ``url`` and ``token`` default to ``lab.json`` beside this module (or
-    the ``LAB_URL``/``LAB_TOKEN`` environment variables)."""
+    the ``LAB_URL``/``LAB_TOKEN`` environment variables); without an explicit ``url`` the client uses the
+    bench's Unix socket named in ``lab.json`` when it exists (in the sandbox it is the only way to the
+    bench)."""
 
     def __init__(self, url: str | None = None, token: str | None = None, timeout_s: float = 600.0) -> None:
         config: dict[str, str] = {}
         path = Path(os.environ.get("LAB_CONFIG", Path(__file__).with_name(CONFIG_FILE)))
         if path.exists():
             config = json.loads(path.read_text())
+        socket = config.get("socket")
+        transport = None
+        if url is None and not os.environ.get("LAB_URL") and socket and Path(socket).exists():
+            url, transport = "http://lab", httpx.HTTPTransport(uds=socket)
         self.url = url or os.environ.get("LAB_URL") or config["url"]
         token = token or os.environ.get("LAB_TOKEN") or config["token"]
         self._http = httpx.Client(
@@ -54,6 +62,7 @@ class Lab:
             headers={"Authorization": f"Bearer {token}"},
             timeout=timeout_s,
             trust_env=False,
+            transport=transport,
         )
 
     def _post(self, call: str, **arguments: Any) -> dict[str, Any]:
@@ -86,18 +95,26 @@ class Lab:
         return self._get("state")
 
     def move_joints(self, targets: list[list[float]]) -> dict[str, Any]:
-        """Follow 7-joint position targets, one per physics step (1/240 s)."""
+        """Follow 7-joint position targets, one per physics step (1/240 s); the answer's ``contacts`` names
+        what the robot touched on the way (parts by the card's names, ``table``, ``other object``)."""
         return self._post("move_joints", targets=[[float(x) for x in q] for q in targets])
 
     def gripper(self, width_m: float) -> dict[str, Any]:
         """Set the finger opening in metres (0 to 0.08); takes 0.5 s of simulated time."""
         return self._post("gripper", width_m=float(width_m))
 
-    def ik(self, position: list[float], quaternion: list[float]) -> dict[str, Any]:
-        """Joint angles for a hand pose (position in m, quaternion w, x, y, z); the robot does not move."""
-        return self._post(
-            "ik", position=[float(x) for x in position], quaternion=[float(x) for x in quaternion]
-        )
+    def ik(
+        self, position: list[float], quaternion: list[float], start: list[float] | None = None
+    ) -> dict[str, Any]:
+        """Joint angles for a hand pose (position in m, quaternion w, x, y, z), solved from ``start`` (7 joint
+        angles; default the current ones); the robot does not move."""
+        arguments: dict[str, Any] = {
+            "position": [float(x) for x in position],
+            "quaternion": [float(x) for x in quaternion],
+        }
+        if start is not None:
+            arguments["start"] = [float(x) for x in start]
+        return self._post("ik", **arguments)
 
     def wait(self, seconds: float) -> dict[str, Any]:
         """Let ``seconds`` of simulated time pass with the current commands held."""
@@ -108,7 +125,9 @@ class Lab:
         return its path and row count; cite its rows as {"file", "row", "column", "value"}."""
         answer = self._post("export", logger=logger, file=file)
         path = Path(__file__).with_name(answer["file"])
-        path.write_text(answer["csv"])
+        flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)  # never through a link
+        with os.fdopen(os.open(path, flags, 0o644), "w") as out:
+            out.write(answer["csv"])
         return {"file": str(path), "rows": answer["rows"]}
 
     def submit(self, result: dict[str, float], citations: list[dict[str, Any]]) -> dict[str, Any]:
