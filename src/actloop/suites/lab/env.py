@@ -19,6 +19,7 @@ import secrets
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import mujoco
@@ -194,7 +195,8 @@ class LabEnv:
             "finger_pad_centre_in_hand_m": [GC_OFFSET, 0.0, 0.0],
             "fingertips_in_hand_m": [GC_OFFSET + PAD_HALF_LENGTH_M, 0.0, 0.0],
             "palm_box_in_hand_m": {"centre": [PALM_CENTRE_M, 0.0, 0.0], "half_size": list(PALM_HALF_SIZE_M)},
-            "ik": "solved from the current joint angles; the nearest solution it converges to, within limits",
+            "ik": "solved from the current joint angles (or a given start); the solution it converges to, "
+            "within limits",
             "tracking": "joints follow their targets through position servos and lag under load or contact",
         }
         return {**calibration(CAMERAS), "robot": robot}
@@ -232,10 +234,37 @@ class LabEnv:
         path = self._validated(targets)
         steps = min(len(path), self.clock.steps_left)
         actuators = self._arm_actuators
+        touched: set[str] = set()
         for q in path[:steps]:
             self._world.data.ctrl[actuators] = q
             self._step(1)
-        return {"steps": steps, "completed": steps == len(path), **self.robot_state()}
+            touched |= self._touched()
+        return {
+            "steps": steps,
+            "completed": steps == len(path),
+            "contacts": sorted(touched),
+            **self.robot_state(),
+        }
+
+    def _touched(self) -> set[str]:
+        """The names of what the robot touches now: the card's parts, ``table``, or ``other object``."""
+        robot = self._arm.geoms
+        data = self._world.data
+        names = set()
+        for a, b in zip(data.contact.geom1.tolist(), data.contact.geom2.tolist(), strict=True):
+            if (a in robot) != (b in robot):
+                names.add(self._geom_parts.get(b if a in robot else a, "other object"))
+        return names
+
+    @cached_property
+    def _geom_parts(self) -> dict[int, str]:
+        """Which part (by the card's name) each geom belongs to; the table by its name."""
+        from actloop.suites.lab.level1 import GEOM
+
+        parts = {self._model.geom("table").id: "table"}
+        for part, objects in self.part_objects().items():
+            parts.update({index: part for kind, index in objects if kind == GEOM})
+        return parts
 
     def gripper(self, width_m: float) -> dict[str, Any]:
         """Command the finger opening (0 to 0.08 m) and let it move for 0.5 s."""
@@ -272,13 +301,25 @@ class LabEnv:
         text = self.panel.export(logger, file, self.clock.time_s)
         return {"file": file, "csv": text, "rows": text.count("\n") - 1}
 
-    def ik(self, position: Sequence[float], quaternion: Sequence[float]) -> dict[str, Any]:
+    def ik(
+        self, position: Sequence[float], quaternion: Sequence[float], start: Sequence[float] | None = None
+    ) -> dict[str, Any]:
         """Joint angles putting the hand at ``position`` (m) with orientation ``quaternion`` (w, x, y, z),
-        from the current posture; the robot does not move, and nothing is checked for collisions."""
+        solved from ``start`` (7 joint angles within their limits; default the current posture); the robot
+        does not move, and nothing is checked for collisions."""
         target = request_vector(position, 3, "position")
         rotation = self.rotation_of(quaternion)
         data = self._world.data
-        result = self._ik.solve(data.qpos.copy(), np.array(target), rotation, self._arm.joint_positions(data))
+        if start is None:
+            q_start = self._arm.joint_positions(data)
+        else:
+            q_start = np.array(request_vector(start, 7, "start"))
+            for j, (lo, hi) in enumerate(JOINT_LIMITS):
+                if not lo <= q_start[j] <= hi:
+                    raise LabRequestError(
+                        f"start[{j}] = {q_start[j]:.4f} rad is outside joint {j + 1}'s limits [{lo}, {hi}]"
+                    )
+        result = self._ik.solve(data.qpos.copy(), np.array(target), rotation, q_start)
         lows, highs = zip(*JOINT_LIMITS, strict=True)
         return {
             "joints": [float(x) for x in np.clip(result.q, lows, highs)],
