@@ -65,6 +65,9 @@ class InstanceKey:
                 f"got {len(self.secret)}"
             )
 
+    def __repr__(self) -> str:
+        return f"InstanceKey(fingerprint={self.fingerprint!r})"
+
     def _mac(self, *key: str | int) -> bytes:
         return hmac.new(self.secret, _message(key), hashlib.sha256).digest()
 
