@@ -133,3 +133,20 @@ def test_no_response_workspace_file_card_or_sandboxed_environment_holds_the_key(
     ran = subprocess.run(box.command(["python", "-c", code]), capture_output=True, text=True, env=os.environ)
     assert ran.returncode == 0, ran.stderr
     assert SECRET not in ran.stdout and INSTANCE_KEY_ENV not in ran.stdout
+
+
+def test_run_agent_refuses_to_pass_the_key_into_the_sandbox(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv(INSTANCE_KEY_ENV, SECRET)
+    command = ["lab", "run-agent", "--experiment", "hookes_law", "--seed", "1"]
+    workspace = ["--workspace", str(tmp_path / "workspace"), "--pass-env", INSTANCE_KEY_ENV, "--", "true"]
+    try:
+        code = main([*command, *workspace])
+    except ConfigError as err:
+        message = str(err)
+    else:
+        assert code != 0
+        message = capsys.readouterr().out
+    assert "holds the instance key" in message and SECRET not in message
+    assert not (tmp_path / "workspace").exists()

@@ -145,6 +145,10 @@ def run_agent_command(args: argparse.Namespace) -> int:
     missing = [name for name in args.pass_env if name not in os.environ]
     if missing:
         raise ConfigError(f"--pass-env names variables that are not set: {', '.join(missing)}")
+    from actloop.suites.lab.instance import KEY_VARIABLES
+
+    if secret := sorted(set(args.pass_env) & set(KEY_VARIABLES)):
+        raise ConfigError(f"{', '.join(secret)} holds the instance key, which never enters the sandbox")
     limits = Limits(args.memory_mb, args.cpu_s, args.processes, args.file_mb, args.tmp_mb, args.workspace_mb)
     sandbox = Sandbox(
         args.workspace,
