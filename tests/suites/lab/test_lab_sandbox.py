@@ -3,9 +3,11 @@ serves, runs, limits and scores an agent's command."""
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -16,7 +18,7 @@ from actloop.errors import ConfigError
 from actloop.suites.lab import sandbox as sandbox_module
 from actloop.suites.lab.experiments import experiment, experiment_keys
 from actloop.suites.lab.instance import draw
-from actloop.suites.lab.sandbox import Sandbox, agent_python_dir
+from actloop.suites.lab.sandbox import Limits, Sandbox, agent_python_dir
 
 
 @pytest.fixture(scope="module")
@@ -112,7 +114,7 @@ def test_without_bubblewrap_nothing_runs_unless_an_unsandboxed_run_is_allowed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setattr(sandbox_module.shutil, "which", lambda name: None)
-    with pytest.raises(ConfigError, match="bubblewrap is not installed.*--allow-unsandboxed"):
+    with pytest.raises(ConfigError, match=r"bubblewrap is not installed.*--allow-unsandboxed"):
         Sandbox(tmp_path).run(["true"], 30)
     box = Sandbox(tmp_path, Path(sys.base_prefix), allow_unsandboxed=True)
     assert box.command(["python3", "-c", "pass"])[-3:] == ["python3", "-c", "pass"]
@@ -160,9 +162,192 @@ lab.submit({"k": 30.0}, [{"observation_id": seen["observation_id"], "instrument"
         "agent.py",
     ]
     assert not (tmp_path / "ws" / "record.jsonl").exists()
+    run = json.loads((record / "run.json").read_text())
+    assert run["isolation"] == "bubblewrap" and run["network"] == "none" and run["limits_hit"] == []
+    assert run["limits"]["memory_mb"] == 4096
+
+
+def test_run_agent_refuses_a_workspace_whose_card_is_a_link(agent_python: Path, tmp_path: Path) -> None:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    target = tmp_path / "elsewhere.txt"
+    target.write_text("not the card\n")
+    (workspace / "card.md").symlink_to(target)
+    command = [sys.executable, "-m", "actloop.cli", "lab", "run-agent", "--experiment", "hookes_law"]
+    command += ["--seed", "1", "--workspace", str(workspace), "--", "true"]
+    ran = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    said = " ".join((ran.stdout + ran.stderr).split())
+    assert ran.returncode != 0 and "card.md is a symbolic link" in said
+    assert target.read_text() == "not the card\n"
 
 
 def test_run_agent_ends_a_run_at_its_wall_clock_limit(agent_python: Path, tmp_path: Path) -> None:
     returncode, summary, _ = _run_agent(tmp_path, "import time\ntime.sleep(60)\n", "--wall-limit-s", "2")
     assert returncode == 1
     assert summary["agent"] == "killed at the wall-clock limit" and summary["stop_stage"] == "act"
+
+
+ROOT_PROBE = r"""
+import ctypes, errno, json, os, socket, sys
+libc = ctypes.CDLL(None, use_errno=True)
+report = {}
+status = dict(line.split(":", 1) for line in open("/proc/self/status").read().splitlines())
+report["CapEff"] = status["CapEff"].strip()
+report["CapBnd"] = status["CapBnd"].strip()
+report["NoNewPrivs"] = status["NoNewPrivs"].strip()
+report["session"] = os.getsid(0)  # 0 when its leader lies outside the sandbox's process namespace
+
+
+def failure(result):
+    return "ok" if result == 0 else errno.errorcode[ctypes.get_errno()]
+
+
+class Handle(ctypes.Structure):
+    _fields_ = [("bytes", ctypes.c_uint), ("type", ctypes.c_int), ("f", ctypes.c_ubyte * 128)]
+
+
+handle, mount_id = Handle(bytes=128), ctypes.c_int()
+libc.name_to_handle_at(-100, b"/workspace", ctypes.byref(handle), ctypes.byref(mount_id), 0)
+directory = os.open("/workspace", os.O_RDONLY)
+report["open_by_handle_at"] = failure(libc.open_by_handle_at(directory, ctypes.byref(handle), os.O_RDONLY))
+report["mount"] = failure(libc.mount(b"none", b"/workspace", b"tmpfs", 0, None))
+report["mknod"] = failure(libc.mknod(b"/workspace/null", 0o20666, os.makedev(1, 3)))
+report["unshare_user"] = failure(libc.unshare(0x10000000))
+listener = int(sys.argv[1])
+probe = socket.socket()
+probe.settimeout(2)
+report["host_loopback"] = probe.connect_ex(("127.0.0.1", listener))
+print(json.dumps(report))
+"""
+
+
+def test_a_root_caller_gives_the_agent_no_power_and_no_host_network(
+    agent_python: Path, tmp_path: Path
+) -> None:
+    """We run as root: inside, the agent has no capability, cannot decode file handles (the host's whole
+    file system through the workspace's mount), mount, make devices or a user namespace, and a service on
+    the host's 127.0.0.1 is out of reach."""
+    assert os.geteuid() == 0, "these checks mean something only for a root caller (as our runs are)"
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()
+    (tmp_path / "probe.py").write_text(ROOT_PROBE)
+    box = Sandbox(tmp_path, agent_python)
+    ran = subprocess.run(
+        box.command(["python", "probe.py", str(listener.getsockname()[1])]),
+        capture_output=True, text=True, timeout=60, env={},
+    )  # fmt: skip
+    listener.close()
+    assert ran.returncode == 0, ran.stderr
+    report = json.loads(ran.stdout)
+    assert report["CapEff"] == report["CapBnd"] == "0000000000000000"
+    assert report["NoNewPrivs"] == "1" and report["session"] != 0  # a session of its own
+    assert report["open_by_handle_at"] == "EPERM" and report["mount"] == "EPERM"
+    assert report["mknod"] == "EPERM" and report["unshare_user"] in ("EPERM", "ENOSPC")
+    assert report["host_loopback"] == errno.ECONNREFUSED  # its own loopback, where nothing listens
+    assert not (tmp_path / "null").exists()
+
+
+LIMITED = Limits(memory_mb=200, cpu_s=1, processes=20, file_mb=2, tmp_mb=1, workspace_mb=5)
+
+
+@pytest.mark.parametrize(
+    ("program", "said"),
+    [
+        ("b = bytearray(400 * 2**20)", "memory limit (200 MB per process) reached"),
+        ("while True: pass", "CPU time limit (1 s per process) reached: killed by SIGXCPU"),
+        (
+            "open('big', 'wb').write(b'x' * 3 * 2**20)",
+            "file size limit (2 MB) reached: a write failed (EFBIG)",
+        ),
+        (
+            "with open('/tmp/big', 'wb') as out:\n    out.write(b'x' * 3 * 2**19)",
+            "a file system is full (ENOSPC)",
+        ),
+        (
+            "import subprocess\nfor _ in range(40): subprocess.Popen(['sleep', '5'])",
+            "process limit (20) reached",
+        ),
+        (
+            "import time\nfor i in range(4): open(f'part{i}', 'wb').write(b'x' * 2 * 2**20)\ntime.sleep(20)",
+            "workspace size limit (5 MB) exceeded: the run was stopped",
+        ),
+    ],
+    ids=["memory", "cpu", "file", "tmp", "processes", "workspace"],
+)
+def test_each_limit_stops_the_agent_and_the_result_says_which(
+    agent_python: Path, tmp_path: Path, program: str, said: str
+) -> None:
+    ran = Sandbox(tmp_path, agent_python, limits=LIMITED).run(["python", "-c", program], 30)
+    assert not ran.timed_out and ran.wall_s < 15
+    assert any(hit.startswith(said) for hit in ran.limits_hit), ran.limits_hit
+    assert said in ran.ended()
+
+
+def test_the_limits_are_stated_on_the_card_and_in_the_help() -> None:
+    from actloop.suites.lab.card import task_card
+
+    spec = experiment("hookes_law").spec
+    assert sandbox_module.sandbox_rule() in task_card(spec, draw(spec, 1))
+    helped = subprocess.run(
+        [sys.executable, "-m", "actloop.cli", "lab", "run-agent", "--help"], capture_output=True, text=True
+    )
+    assert " ".join(Limits().text().split()) in " ".join(helped.stdout.split())
+
+
+def test_model_api_network_has_a_route_out_but_not_the_hosts_loopback(
+    agent_python: Path, tmp_path: Path
+) -> None:
+    """No traffic leaves the host here: the probe reads its routes and tries the host's loopback, both
+    directly and through slirp4netns's host address."""
+    if not shutil.which("slirp4netns"):
+        if os.environ.get("ACTLOOP_REQUIRE_SANDBOX") == "1":
+            pytest.fail("slirp4netns is missing: scripts/setup-lab-sandbox.sh")
+        pytest.skip("no slirp4netns here")
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()
+    port = listener.getsockname()[1]
+    probe = f"""
+import json, socket
+routes = open("/proc/net/route").read().split("\\n")[1:]
+reached = {{}}
+for host in ("127.0.0.1", "10.0.2.2"):
+    s = socket.socket()
+    s.settimeout(2)
+    reached[host] = s.connect_ex((host, {port}))
+route = any(r.split()[1:2] == ["00000000"] for r in routes if r)
+print(json.dumps({{"default_route": route, "reached": reached}}))
+"""
+    (tmp_path / "probe.py").write_text(probe)
+    out = tmp_path / "out.txt"
+    with out.open("wb") as stdout:
+        ran = Sandbox(tmp_path, agent_python, network="model-api").run(
+            ["python", "probe.py"], 30, stdout.fileno()
+        )
+    listener.close()
+    assert ran.returncode == 0 and ran.network == "model-api"
+    report = json.loads(out.read_text())
+    assert report["default_route"]
+    assert 0 not in report["reached"].values(), report
+
+
+def test_a_link_where_the_evaluator_writes_is_refused_and_never_followed(tmp_path: Path) -> None:
+    from actloop.suites.lab.workspace_files import write_workspace
+
+    host_file = tmp_path / "host.txt"
+    host_file.write_text("the host's\n")
+    for name in ("card.md", "lab.json", "README.md", "lab_client.py"):
+        workspace = tmp_path / name.replace(".", "_")
+        workspace.mkdir()
+        (workspace / name).symlink_to(host_file)
+        with pytest.raises(ConfigError, match=f"{name} is a symbolic link"):
+            write_workspace(workspace, "the card", "http://127.0.0.1:1", "token")
+        assert host_file.read_text() == "the host's\n"
+        assert not (workspace / "lab.json").is_file() or name == "lab.json"  # refused before any write
+    hard = tmp_path / "hard"
+    hard.mkdir()
+    os.link(host_file, hard / "card.md")
+    with pytest.raises(ConfigError, match="other hard links"):
+        write_workspace(hard, "the card", "http://127.0.0.1:1", "token")
+    assert host_file.read_text() == "the host's\n"

@@ -474,10 +474,11 @@ def _network(network: str, isolation: str) -> Iterator[_Network]:
         info = _read_json(info_r)
         if "child-pid" not in info:
             return  # bubblewrap failed before it made the namespace (it says why)
+        _wait_for_loopback(int(str(info["child-pid"])))
         ready_r, ready_w = os.pipe()
         slirp.append(subprocess.Popen(
             ["slirp4netns", "--configure", "--mtu=65520", "--disable-host-loopback", "--ready-fd",
-             str(ready_w), str(info["child-pid"]), "tap0"],
+             str(ready_w), "--netns-type=path", f"/proc/{info['child-pid']}/ns/net", "tap0"],
             pass_fds=(ready_w,), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
         ))  # fmt: skip
         os.close(ready_w)
@@ -495,6 +496,19 @@ def _network(network: str, isolation: str) -> Iterator[_Network]:
         for process in slirp:
             process.terminate()
             process.wait()
+
+
+def _wait_for_loopback(pid: int, timeout_s: float = 10.0) -> None:
+    """Wait until bubblewrap has brought up the loopback device in the namespace of ``pid`` (slirp4netns
+    setting up its own device at the same time makes bubblewrap's setup fail)."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        try:
+            if "\tlo " in Path(f"/proc/{pid}/net/igmp").read_text():
+                return
+        except OSError:
+            return  # the sandbox ended already
+        time.sleep(0.005)
 
 
 def _read_json(fd: int) -> dict[str, object]:
