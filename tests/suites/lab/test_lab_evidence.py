@@ -191,6 +191,7 @@ class Stiffness:
     name: str = "k"
     tolerance: float = 0.02
     relative: bool = True
+    labels: tuple[str, ...] = ()
 
 
 def mean_refit(citations: Sequence[Citation]) -> dict[str, float]:

@@ -29,6 +29,7 @@ class Q:
     name: str
     tolerance: float
     relative: bool = True
+    labels: tuple[str, ...] = ()
 
 
 EI, K_THETA = Q("EI", 0.005), Q("k_theta", 0.005)

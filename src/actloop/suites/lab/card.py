@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from actloop.suites.lab.instance import Instance
 from actloop.suites.lab.instruments import DigitalDisplay, InstrumentSpec, LoggerSpec
 from actloop.suites.lab.sandbox import sandbox_rule
-from actloop.suites.lab.spec import REFIT_FRACTION, ExperimentSpec, Part
+from actloop.suites.lab.spec import REFIT_FRACTION, ExperimentSpec, Part, Quantity
 
 RESTORE_TEXT = {
     "place": "must be back where it started",
@@ -44,6 +44,14 @@ def _instrument_line(spec: InstrumentSpec) -> str:
     )
 
 
+def _quantity_line(q: Quantity) -> str:
+    if q.categorical:
+        labels = ", ".join(f"`{label}`" for label in q.labels)
+        return f"- `{q.name}`: {q.description}, one of {labels}; scored {q.tolerance_text}"
+    unit = f" in {q.unit}" if q.unit else " (dimensionless)"
+    return f"- `{q.name}`: {q.description}{unit}; scored within {q.tolerance_text}"
+
+
 def refit_text(spec: ExperimentSpec) -> str:
     """The refit agreement a ∗ experiment's card states (the refit gate's threshold)."""
     bounds = ", ".join(
@@ -69,9 +77,21 @@ def task_card(
         raise ValueError(f"instance of {instance.experiment} given for {spec.key}")
     lines = [f"# {spec.title}", "", "## Objective", spec.question, ""]
     lines += ["## What to submit"]
-    for q in spec.quantities:
-        unit = f" in {q.unit}" if q.unit else " (dimensionless)"
-        lines.append(f"- `{q.name}`: {q.description}{unit}; scored within {q.tolerance_text}")
+    lines += [_quantity_line(q) for q in spec.answered]
+    configured = [q for q in spec.quantities if q.setpoint]
+    if configured:
+        lines += ["", "## What to set up"]
+        lines += [
+            f"- {q.description}: {instance.public[q.setpoint]:.6g} {q.unit} (`{q.setpoint}`), within "
+            f"{q.tolerance_text}".rstrip()
+            for q in configured
+        ]
+    if spec.objective != "measure":
+        lines.append(
+            f"- Scored against what the apparatus does in a continuation run of {spec.continuation_s:g} s "
+            f"after your submission, from the state you leave it in, with no one acting and the robot "
+            f"holding its last commands."
+        )
     if spec.public:
         lines += ["", "## Public parameters"]
         for p in spec.public:

@@ -334,16 +334,16 @@ class LabEnv:
             raise EpisodeOver("a result was already submitted; an episode takes one submission")
         if not isinstance(result, dict) or not isinstance(citations, list):
             raise LabRequestError("submit needs result as an object of named values and citations as a list")
-        names = {q.name for q in self.spec.quantities}
-        unknown = sorted(set(result) - names)
-        missing = sorted(names - set(result))
+        answered = {q.name: q for q in self.spec.answered}
+        unknown = sorted(set(result) - answered.keys())
+        missing = sorted(answered.keys() - set(result))
         if unknown or missing:
             raise LabRequestError(
-                f"result must give exactly {sorted(names)}; missing {missing}, unknown {unknown}"
+                f"result must give exactly {sorted(answered)}; missing {missing}, unknown {unknown}"
             )
         for name, value in result.items():
-            if not (isinstance(value, int | float) and math.isfinite(value)):
-                raise LabRequestError(f"result {name} must be a finite number, got {value!r}")
+            if problem := answered[name].refusal(value):
+                raise LabRequestError(problem)
         self.submission = Submission(dict(result), list(citations), self.clock.time_s)
         self.evaluator.tracker.close()
         seal = self.record.seal({"result": result, "citations": citations, "time_s": self.clock.time_s})

@@ -8,6 +8,7 @@ experiment for its milestones L1–L4 and its targets, and scores the run by the
 
 from __future__ import annotations
 
+import copy
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
@@ -28,7 +29,9 @@ from actloop.suites.lab.evidence import (
     parse_citation,
     refit_gate,
 )
+from actloop.suites.lab.instance import Instance
 from actloop.suites.lab.instruments import InstrumentLog
+from actloop.suites.lab.platforms.base import Platform
 from actloop.suites.lab.record import Record
 from actloop.suites.lab.scoring import Check, Score, score
 from actloop.suites.lab.spec import REFIT_FRACTION, ExperimentSpec
@@ -65,16 +68,59 @@ class Evaluator(ABC):
         """Whether the bench is left as the card requires."""
 
     @abstractmethod
-    def targets(self) -> dict[str, float]:
+    def targets(self) -> Mapping[str, float | str]:
         """y* for every scored quantity (a measure objective's hidden truth)."""
 
     def property_of(self, name: str, verdict: Verdict, log: InstrumentLog) -> float | None:
         """The value of property ``name`` (an evidence minimum's ``over``) for a valid reading."""
         raise ConfigError(f"{self.spec.key} gives no property {name!r} of its readings")
 
-    def refit(self, valid: Sequence[Verdict]) -> Mapping[str, float]:
+    def refit(self, valid: Sequence[Verdict]) -> Mapping[str, float | str]:
         """The evaluator's fit of the valid cited readings (∗ experiments); ValueError when they give none."""
         raise ConfigError(f"{self.spec.key} has no refit")
+
+
+class ContinuationEvaluator(Evaluator):
+    """The evaluator of a predict or configure objective: y* = q(θ, s_τ) is measured in a continuation run
+    after the record is sealed: a copy of the final physics state and of the apparatus runs on for the
+    spec's ``continuation_s`` with no agent acting (the robot holds its last commands), and
+    :meth:`continued_targets` measures the target there. The episode's own state is never changed."""
+
+    def __init__(self, spec: ExperimentSpec, record: Record, instance: Instance, platform: Platform) -> None:
+        super().__init__(spec, record)
+        if spec.objective == "measure":
+            raise ConfigError(f"{spec.key}: a measure objective has no continuation")
+        self.instance = instance
+        self.platform = platform
+
+    def targets(self) -> Mapping[str, float | str]:
+        raise ConfigError(f"{self.spec.key}: y* is measured in the continuation run (continue_run)")
+
+    def continuation_step(
+        self, time_s: float, model: mujoco.MjModel, data: mujoco.MjData, platform: Platform
+    ) -> None:
+        """Watch one step of the continuation run (``time_s`` counts from the submission)."""
+        return
+
+    @abstractmethod
+    def continued_targets(
+        self, model: mujoco.MjModel, data: mujoco.MjData, platform: Platform
+    ) -> dict[str, float | str]:
+        """y* of every quantity, measured at the end of the continuation run."""
+
+    def configured(self) -> dict[str, float]:
+        """ŷ of every configured quantity: the value the card sets (its public parameter)."""
+        return {q.name: self.instance.public[q.setpoint] for q in self.spec.quantities if q.setpoint}
+
+    def continue_run(self, model: mujoco.MjModel, data: mujoco.MjData) -> dict[str, float | str]:
+        """Run a copy of the final state and apparatus on for ``continuation_s``; y* at its end."""
+        run, platform = copy.copy(data), copy.deepcopy(self.platform)
+        dt = float(model.opt.timestep)
+        for step in range(1, round(self.spec.continuation_s / dt) + 1):
+            mujoco.mj_step(model, run)
+            platform.after_step(model, run)
+            self.continuation_step(step * dt, model, run, platform)
+        return self.continued_targets(model, run, platform)
 
 
 def score_episode(
@@ -110,14 +156,22 @@ def score_episode(
         evidence, evaluator.spec.minima, valid, lambda name, v: evaluator.property_of(name, v, log)
     )
     gates = [evidence, conditions_check, evaluator.restored(model, data)]
-    submitted = dict(result or {})
+    submitted: dict[str, object] = dict(result or {})
+    targets: Mapping[str, float | str]
+    if isinstance(evaluator, ContinuationEvaluator):
+        if result is not None and not record.sealed:
+            raise ConfigError("the continuation run starts from the sealed submission")
+        targets = evaluator.continue_run(model, data)
+        submitted.update(evaluator.configured())
+    else:
+        targets = evaluator.targets()
     if evaluator.spec.refit:
         fit = lambda _: evaluator.refit(valid)  # noqa: E731  (the gate hands citations; the fit needs times)
         gates.append(refit_gate(submitted, valid, fit, evaluator.spec.quantities, REFIT_FRACTION))
     milestones = evaluator.milestones(valid, log, conditions)
     by_citation = {id(v.citation): v for v in judged}
     every = [by_citation.get(id(v.citation), v) for v in verdicts]  # each citation's last verdict, in order
-    scored = score(submitted, evaluator.targets(), evaluator.spec.quantities, gates, milestones)
+    scored = score(submitted, targets, evaluator.spec.quantities, gates, milestones)
     facts = facts_of(verdicts, judged, robot_moved(model, data) or scored.level > 0, result is not None)
     facts = replace(facts, evidence_failures=facts.evidence_failures + len(malformed))
     cause = attribute(scored, facts)

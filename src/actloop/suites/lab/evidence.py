@@ -308,7 +308,7 @@ def minima_gate(
 def refit_gate(
     submitted: Mapping[str, object],
     verdicts: Sequence[Verdict],
-    refit: Callable[[Sequence[Citation]], Mapping[str, float]],
+    refit: Callable[[Sequence[Citation]], Mapping[str, float | str]],
     quantities: Sequence[ScoredQuantity],
     fraction: float,
 ) -> Check:
@@ -324,7 +324,14 @@ def refit_gate(
         return Check("refit", False, f"the cited readings give no refit: {err}")
     lines, passed = [], True
     for q in quantities:
-        value, reference = finite_number(submitted.get(q.name)), fitted[q.name]
+        reference = fitted[q.name]
+        if q.labels or isinstance(reference, str):
+            label = submitted.get(q.name)
+            passed = passed and label == reference
+            verdict = "is" if label == reference else "is not"
+            lines.append(f"{q.name}: submitted {label!r} {verdict} the refit's {reference!r}")
+            continue
+        value = finite_number(submitted.get(q.name))
         allowed = fraction * tolerance_width(q, reference)
         ok = value is not None and abs(value - reference) <= allowed
         passed = passed and ok

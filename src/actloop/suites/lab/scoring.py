@@ -50,6 +50,9 @@ class ScoredQuantity(Protocol):
     @property
     def relative(self) -> bool: ...
 
+    @property
+    def labels(self) -> tuple[str, ...]: ...
+
 
 @dataclass(frozen=True)
 class Check:
@@ -75,14 +78,23 @@ def finite_number(value: object) -> float | None:
     return float(value)
 
 
-def quantity_error(submitted: object, target: float, quantity: ScoredQuantity) -> float:
-    """``|ŷ − y*| / ε`` for one quantity; infinite when ``submitted`` is missing or not a finite number."""
+Target = float | str
+"""y* of a quantity: a number, or a label of a categorical quantity."""
+
+
+def quantity_error(submitted: object, target: Target, quantity: ScoredQuantity) -> float:
+    """``|ŷ − y*| / ε`` for one quantity; infinite when ``submitted`` is missing or not a finite number. A
+    categorical quantity's error is 0 for the target's label and infinite for any other."""
+    if quantity.labels:
+        return 0.0 if isinstance(submitted, str) and submitted == target else math.inf
+    if isinstance(target, str):
+        raise ConfigError(f"quantity {quantity.name} has no labels, but its target is {target!r}")
     value = finite_number(submitted)
     return math.inf if value is None else abs(value - target) / tolerance_width(quantity, target)
 
 
 def run_error(
-    submitted: Mapping[str, object], targets: Mapping[str, float], quantities: Sequence[ScoredQuantity]
+    submitted: Mapping[str, object], targets: Mapping[str, Target], quantities: Sequence[ScoredQuantity]
 ) -> tuple[float, dict[str, float]]:
     """Eq. 2's ``e`` and the error of each quantity (ignoring submitted names that are not scored)."""
     if not quantities:
@@ -136,7 +148,7 @@ def _finite(value: float) -> float | None:
 
 def score(
     submitted: Mapping[str, object],
-    targets: Mapping[str, float],
+    targets: Mapping[str, Target],
     quantities: Sequence[ScoredQuantity],
     gates: Sequence[Check],
     milestones: Sequence[Check],

@@ -9,6 +9,7 @@ must be left, and its budget of simulated time. It prescribes no method.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -34,21 +35,49 @@ MAX_BUDGET_S = 1500.0
 @dataclass(frozen=True)
 class Quantity:
     """A scored quantity: the submission must give ``name``; ``tolerance`` is relative (a fraction) when
-    ``relative``, else absolute in ``unit``."""
+    ``relative``, else absolute in ``unit``.
+
+    A *categorical* quantity (``labels`` given, e.g. a network's topology) takes one of its labels and is
+    scored by equality: its error is 0 when the submitted label is the target's and infinite otherwise, so a
+    wrong label fails the run at L5 as a missing value does (``tolerance`` is then unused). A *configured*
+    quantity (``setpoint`` names a public parameter, configure objectives) is not submitted: the value the
+    card sets is scored against what the continuation run measures."""
 
     name: str
     description: str
     unit: str
     tolerance: float
     relative: bool = True
+    labels: tuple[str, ...] = ()
+    setpoint: str = ""
 
     def __post_init__(self) -> None:
         if not self.tolerance > 0:
             raise ValueError(f"quantity {self.name}: tolerance must be positive")
+        if self.labels and (len(set(self.labels)) != len(self.labels) or not all(self.labels)):
+            raise ValueError(f"quantity {self.name}: labels must be distinct and non-empty")
+        if self.labels and self.setpoint:
+            raise ValueError(f"quantity {self.name}: a categorical quantity has no setpoint")
+
+    @property
+    def categorical(self) -> bool:
+        return bool(self.labels)
 
     @property
     def tolerance_text(self) -> str:
+        if self.categorical:
+            return "exactly (a wrong label fails the run)"
         return f"{100 * self.tolerance:g} %" if self.relative else f"{self.tolerance:g} {self.unit}"
+
+    def refusal(self, value: object) -> str:
+        """Why ``value`` cannot be submitted for this quantity ("" when it can)."""
+        if self.categorical:
+            ok = isinstance(value, str) and value in self.labels
+            return "" if ok else f"result {self.name} must be one of {list(self.labels)}, got {value!r}"
+        number = isinstance(value, int | float) and not isinstance(value, bool)
+        if number and math.isfinite(value):  # type: ignore[arg-type]
+            return ""
+        return f"result {self.name} must be a finite number, got {value!r}"
 
 
 @dataclass(frozen=True)
@@ -169,6 +198,9 @@ class ExperimentSpec:
     """Experiment-specific rules on the card (what may not be done, what counts as a reading)."""
     minima: tuple[ReadingsAt, ...] = ()
     """The evidence minima the evidence gate checks over the valid readings (stated on the card)."""
+    continuation_s: float = 0.0
+    """Predict and configure objectives: y* = q(θ, s_τ) is measured in a continuation run of this long from
+    the state at submission, with no agent acting (0 for a measure objective)."""
 
     def __post_init__(self) -> None:
         if not MIN_BUDGET_S <= self.budget_s <= MAX_BUDGET_S:
@@ -182,6 +214,17 @@ class ExperimentSpec:
             raise ValueError(f"{self.key}: part names repeat")
         if not self.quantities:
             raise ValueError(f"{self.key}: no scored quantity")
+        if (self.objective == "measure") != (self.continuation_s == 0) or self.continuation_s < 0:
+            raise ValueError(f"{self.key}: predict and configure objectives (only) need a continuation run")
+        public = {p.name for p in self.public}
+        for q in self.quantities:
+            if q.setpoint and (self.objective != "configure" or q.setpoint not in public):
+                raise ValueError(f"{self.key}: {q.name}'s setpoint must be a public parameter of a configure")
+
+    @property
+    def answered(self) -> tuple[Quantity, ...]:
+        """The quantities the agent submits (all but configured ones)."""
+        return tuple(q for q in self.quantities if not q.setpoint)
 
     @property
     def hidden(self) -> tuple[Parameter, ...]:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -48,9 +49,27 @@ def _registry() -> dict[str, Experiment]:
     }
 
 
+_UNRELEASED: dict[str, Experiment] = {}
+"""Experiments served but never released (tests register examples of objectives no built one has yet)."""
+
+
+@contextmanager
+def unreleased(*added: Experiment) -> Iterator[None]:
+    """Serve ``added`` by key while the block runs; they never join :func:`experiment_keys`."""
+    clash = [e.spec.key for e in added if e.spec.key in _registry() or e.spec.key in _UNRELEASED]
+    if clash:
+        raise ValueError(f"experiment keys already taken: {clash}")
+    _UNRELEASED.update({e.spec.key: e for e in added})
+    try:
+        yield
+    finally:
+        for e in added:
+            _UNRELEASED.pop(e.spec.key, None)
+
+
 def experiment(key: str) -> Experiment:
     """The implemented experiment ``key``; raises UnknownTask naming what exists."""
-    known = _registry()
+    known = {**_registry(), **_UNRELEASED}
     if key not in known:
         planned = "" if key not in {e.key for e in CATALOG} else f" ({key} is catalogued but not built yet)"
         raise UnknownTask(f"no lab experiment {key!r}{planned}; built: {', '.join(sorted(known))}")
