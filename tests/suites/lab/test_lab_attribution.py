@@ -12,16 +12,9 @@ import pytest
 from actloop.report import build_report
 from actloop.suites.lab.attribution import CAUSES, RULES, RunFacts, attribute
 from actloop.suites.lab.scoring import Check, Score, score
+from actloop.suites.lab.spec import Quantity
 
-
-@dataclass(frozen=True)
-class Q:
-    name: str
-    tolerance: float
-    relative: bool = True
-    labels: tuple[str, ...] = ()
-
-
+STIFFNESS = Quantity("k", "spring stiffness", "N/m", 0.02)
 MINIMUM = "the run must contain ruler readings at 4 or more different loads: valid readings of ruler at [1]"
 EV = ("evidence",)
 
@@ -48,7 +41,7 @@ class Run:
             for name in ("evidence", "conditions", "restored", "refit")
         ]
         milestones = [Check(f"L{i}", i <= self.passed, f"L{i} evidence") for i in range(1, 5)]
-        return score({"k": self.value}, {"k": 10.0}, [Q("k", 0.02)], gates, milestones)
+        return score({"k": self.value}, {"k": 10.0}, [STIFFNESS], gates, milestones)
 
     def facts(self) -> RunFacts:
         return RunFacts(self.moved, self.submitted, self.evidence_failures, self.condition_failures)
