@@ -27,6 +27,11 @@ from actloop.suites.lab.record import Record
 from actloop.suites.lab.scoring import Check
 from actloop.suites.lab.spec import ExperimentSpec, Parameter, Part, ReadingsAt, log_uniform, uniform
 
+SETTLE_C = 0.05
+SETTLE_S = 10.0
+"""Settled: the block's and the probe's temperatures each within SETTLE_C over the last SETTLE_S (stated on
+the card in these numbers)."""
+
 SPEC = specify(
     "thermistor_b",
     question=(
@@ -62,8 +67,8 @@ SPEC = specify(
     ),
     rules=(
         "A reading counts only with the probe's stem in the block's well and the temperature settled: the "
-        "block's temperature and the probe's have each changed by less than 0.05 degC over the 10 s before "
-        "it.",
+        f"block's temperature and the probe's have each changed by less than {SETTLE_C:g} degC over the "
+        f"{SETTLE_S:g} s before it.",
     ),
     minima=(
         ReadingsAt(("thermometer", "ohmmeter"), "temperature", 3, "temperatures of the block", 5.0, "degC"),
@@ -79,10 +84,6 @@ def bench(instance: Instance) -> ThermalBench:
 
 IN_WELL = "probe in the block's well"
 SETTLED = "temperature settled"
-SETTLE_C = 0.05
-SETTLE_S = 10.0
-"""Settled: the block's and the probe's temperatures each within SETTLE_C over the last SETTLE_S (stated on
-the card in these numbers)."""
 SETTLE_SAMPLE_S = 0.25
 L2_HOLD_S = 5.0
 SUFFICIENT_TEMPERATURES = 2
