@@ -63,6 +63,7 @@ def test_serve_writes_the_workspace_serves_the_bench_and_scores_the_submission(t
     assert server.returncode == 1  # a wrong answer with a fabricated reading
     summary = json.loads(out.strip().splitlines()[-1])
     assert summary["success"] is False and summary["stop_stage"] == "act"
+    assert summary["failure_cause"] == "acting: motion"  # the robot never moved
     record_dir = tmp_path / "ws.record"
     scored = json.loads((record_dir / "score.json").read_text())
     assert scored["score"]["gate_evidence"] is False

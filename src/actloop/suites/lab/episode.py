@@ -33,7 +33,7 @@ class EpisodeScore:
     def summary(self) -> dict[str, Any]:
         fields = self.score.to_fields()
         return {
-            **{k: fields[k] for k in ("success", "e", "process_score", "stop_stage")},
+            **{k: fields[k] for k in ("success", "e", "process_score", "stop_stage", "failure_cause")},
             "failed_gates": self.failed_gates(),
             "sim_time_s": round(self.sim_time_s, 3),
         }
