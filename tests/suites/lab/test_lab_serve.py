@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -68,3 +69,33 @@ def test_serve_writes_the_workspace_serves_the_bench_and_scores_the_submission(t
     scored = json.loads((record_dir / "score.json").read_text())
     assert scored["score"]["gate_evidence"] is False
     Record.load(record_dir / "record.jsonl").verify()
+
+
+def test_sigterm_ends_serve_as_ctrl_c_does_with_the_record_and_the_score(tmp_path: Path) -> None:
+    workspace = tmp_path / "ws"
+    command = [
+        sys.executable,
+        "-m",
+        "actloop.cli",
+        "lab",
+        "serve",
+        "--experiment",
+        "hookes_law",
+        "--seed",
+        "4",
+    ]
+    server = subprocess.Popen(
+        [*command, "--workspace", str(workspace)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not (workspace / "lab.json").exists() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        server.send_signal(signal.SIGTERM)
+        out, err = server.communicate(timeout=60)
+    finally:
+        server.kill()
+    assert "stopped before a submission" in out, err
+    assert json.loads(out.strip().splitlines()[-1])["success"] is False
+    record_dir = tmp_path / "ws.record"
+    assert (record_dir / "score.json").exists() and (record_dir / "record.jsonl").stat().st_size > 0

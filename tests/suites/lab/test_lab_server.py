@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import http.client
 import io
 import json
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 from types import ModuleType
 
+import numpy as np
 import pytest
 from PIL import Image
 
-from actloop.suites.lab.env import HOME_Q, LabEnv
+from actloop.suites.lab.env import HOME_Q, MAX_JOINT_SPEED, LabEnv
 from actloop.suites.lab.experiments import experiment_keys
 from actloop.suites.lab.server import LabServer, serving
 from actloop.suites.lab.workspace_files import CLIENT_FILE, load_client
@@ -83,3 +86,96 @@ def test_no_hidden_value_appears_in_any_response(key: str) -> None:
         for digits in (4, 5, 6, 8, 10):
             assert f"{value:.{digits}f}" not in text, (key, name)
         assert repr(value) not in text, (key, name)
+
+
+def _raw(server: LabServer, path: str, body: bytes, headers: dict[str, str] | None = None) -> tuple[int, str]:
+    """One request as any client could send it; the status and the error the server gave."""
+    connection = http.client.HTTPConnection("127.0.0.1", server.server_address[1], timeout=30)
+    sent = {"Authorization": f"Bearer {server.token}", "Content-Length": str(len(body)), **(headers or {})}
+    connection.putrequest("POST", path)
+    for name, value in sent.items():
+        connection.putheader(name, value)
+    connection.endheaders(body)
+    response = connection.getresponse()
+    answer = json.loads(response.read())
+    connection.close()
+    return response.status, answer.get("error", "")
+
+
+def test_every_request_gets_an_answer_and_booleans_are_not_numbers(
+    served: tuple[LabEnv, LabServer, ModuleType], capfd: pytest.CaptureFixture[str]
+) -> None:
+    env, server, _ = served
+    far_start = json.dumps({"position": [0.3, -0.2, 1.1], "quaternion": [1, 0, 0, 0], "start": [9] + [0] * 6})
+    nested = b'{"targets": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"
+    cases = [
+        ("/v1/wait", b"{}", {"Content-Length": "abc"}, 400, "Content-Length must be a whole number"),
+        ("/v1/move_joints", nested, None, 400, "the body is not JSON"),
+        ("/v1/move_joints", b'{"targets": ' + b"[" * 40 + b"]" * 40 + b"}", None, 400, "nests deeper"),
+        ("/v1/export", b'{"logger": [], "file": "a.csv"}', None, 422, "logger must be a string"),
+        ("/v1/wait", b'{"seconds": true}', None, 422, "seconds must be a number, got True"),
+        ("/v1/gripper", b'{"width_m": false}', None, 422, "width_m must be a number"),
+        ("/v1/segment", b'{"part": {}}', None, 422, "part must be a string"),
+        ("/v1/submit", b'{"result": {"k": true}, "citations": []}', None, 422, "result k must be a finite"),
+        ("/v1/ik", far_start.encode(), None, 422, "start[0] = 9.0000 rad is outside"),
+    ]  # fmt: skip
+    for path, body, headers, status, said in cases:
+        answered, error = _raw(server, path, body, headers)
+        assert answered == status and said in error, (path, answered, error)
+    assert env.clock.steps == 0 and env.submission is None
+    status, _ = _raw(server, "/v1/wait", b'{"seconds": 1e308}')
+    assert status == 200 and env.clock.steps_left == 0  # the wait lasts to the end of the budget
+    status, error = _raw(server, "/v1/submit", b'{"result": {"k": 30.0}, "citations": []}')
+    assert (status, env.submission) == (409, None) and "budget" in error  # one submission within the budget
+    assert "Traceback" not in capfd.readouterr().err
+
+
+def test_after_the_submission_only_state_and_calibration_answer(
+    served: tuple[LabEnv, LabServer, ModuleType],
+) -> None:
+    _, server, client = served
+    lab = client.Lab(server.url, server.token)
+    lab.submit({"k": 30.0}, [])
+    for call in (lab.observe, lambda: lab.ik([0.3, -0.2, 1.1], [0.5, 0.5, 0.5, -0.5]), lambda: lab.wait(1)):
+        with pytest.raises(client.EpisodeOver, match="submitted"):
+            call()
+    assert lab.state()["time_s"] == 0 and "robot" in lab.calibration()
+    lab.close()
+
+
+def test_the_client_reaches_the_bench_through_its_unix_socket(
+    served: tuple[LabEnv, LabServer, ModuleType], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, server, client = served
+    assert server.socket_path is not None
+    config = tmp_path / "lab.json"
+    config.write_text(json.dumps({"url": "http://127.0.0.1:1", "token": server.token,
+                                  "socket": str(server.socket_path)}))  # fmt: skip
+    monkeypatch.setenv("LAB_CONFIG", str(config))
+    lab = client.Lab()
+    assert lab.url == "http://lab" and lab.state()["time_s"] == 0
+    lab.close()
+
+
+def test_ik_takes_a_start_posture_and_move_joints_names_what_it_touched(
+    served: tuple[LabEnv, LabServer, ModuleType],
+) -> None:
+    env, server, client = served
+    lab = client.Lab(server.url, server.token)
+    state = lab.state()
+    elbow_up = [0.0, -0.3, 0.0, -1.8, 0.0, 1.5, 0.785]
+    position, quaternion = state["hand_position"], state["hand_quaternion"]
+    from_here = lab.ik(position, quaternion)["joints"]
+    from_start = lab.ik(position, quaternion, start=elbow_up)["joints"]
+    assert from_here == pytest.approx(state["joints"], abs=1e-3) and from_start != from_here
+    with pytest.raises(client.LabError, match="start must be a list of 7 numbers"):
+        lab._post("ik", position=position, quaternion=quaternion, start=[0.0] * 6)
+    low = [*position[:2], 0.70]  # into the bench: the hand meets a weight and the table
+    target = lab.ik(low, quaternion)["joints"]
+    here, there = np.array(state["joints"]), np.array(target)
+    steps = 1 + int(np.max(np.abs(there - here) / (np.array(MAX_JOINT_SPEED) / 240)))
+    moved = lab.move_joints([list(here + (there - here) * (i + 1) / steps) for i in range(steps)])
+    assert moved["completed"] and "table" in moved["contacts"]
+    assert set(moved["contacts"]) <= {part.name for part in env.spec.parts} | {"table", "other object"}
+    assert lab.move_joints([moved["joints"]])["contacts"] == sorted(moved["contacts"])
+    lab.close()
