@@ -199,7 +199,7 @@ report["session"] = os.getsid(0)  # 0 when its leader lies outside the sandbox's
 
 
 def failure(result):
-    return "ok" if result == 0 else errno.errorcode[ctypes.get_errno()]
+    return "ok" if result >= 0 else errno.errorcode[ctypes.get_errno()]
 
 
 class Handle(ctypes.Structure):
