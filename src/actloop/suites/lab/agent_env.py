@@ -152,6 +152,7 @@ class LabAgentEnv:
             "scene_id": instance.instance_id,
             "platform": platform_fingerprint(),
             "sandbox": self.sandbox.isolation,
+            "sandbox_network": self.sandbox.network,
         }
 
     def close(self) -> None:
