@@ -16,8 +16,8 @@ from actloop.suites.lab.instance import draw
 from actloop.suites.lab.record import Record
 
 
-def test_serve_writes_the_workspace_serves_the_bench_and_scores_the_submission(tmp_path: Path) -> None:
-    workspace = tmp_path / "ws"
+def _serve(workspace: Path) -> subprocess.Popen[str]:
+    """``lab serve`` of hookes_law seed 4 into ``workspace``, once the workspace is written."""
     command = [
         sys.executable,
         "-m",
@@ -32,10 +32,16 @@ def test_serve_writes_the_workspace_serves_the_bench_and_scores_the_submission(t
     server = subprocess.Popen(
         [*command, "--workspace", str(workspace)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
+    deadline = time.monotonic() + 60
+    while not (workspace / "lab.json").exists() and time.monotonic() < deadline and server.poll() is None:
+        time.sleep(0.2)
+    return server
+
+
+def test_serve_writes_the_workspace_serves_the_bench_and_scores_the_submission(tmp_path: Path) -> None:
+    workspace = tmp_path / "ws"
+    server = _serve(workspace)
     try:
-        deadline = time.monotonic() + 60
-        while not (workspace / "lab.json").exists() and time.monotonic() < deadline:
-            time.sleep(0.2)
         assert sorted(p.name for p in workspace.iterdir()) == [
             "README.md",
             "card.md",
@@ -73,24 +79,8 @@ def test_serve_writes_the_workspace_serves_the_bench_and_scores_the_submission(t
 
 def test_sigterm_ends_serve_as_ctrl_c_does_with_the_record_and_the_score(tmp_path: Path) -> None:
     workspace = tmp_path / "ws"
-    command = [
-        sys.executable,
-        "-m",
-        "actloop.cli",
-        "lab",
-        "serve",
-        "--experiment",
-        "hookes_law",
-        "--seed",
-        "4",
-    ]
-    server = subprocess.Popen(
-        [*command, "--workspace", str(workspace)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-    )
+    server = _serve(workspace)
     try:
-        deadline = time.monotonic() + 60
-        while not (workspace / "lab.json").exists() and time.monotonic() < deadline:
-            time.sleep(0.2)
         server.send_signal(signal.SIGTERM)
         out, err = server.communicate(timeout=60)
     finally:
