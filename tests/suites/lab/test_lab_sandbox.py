@@ -295,29 +295,31 @@ def test_the_limits_are_stated_on_the_card_and_in_the_help() -> None:
     assert " ".join(Limits().text().split()) in " ".join(helped.stdout.split())
 
 
-def test_model_api_network_has_a_route_out_but_not_the_hosts_loopback(
+def test_model_api_network_has_a_route_out_but_not_the_hosts_services(
     agent_python: Path, tmp_path: Path
 ) -> None:
-    """No traffic leaves the host here: the probe reads its routes and tries the host's loopback, both
-    directly and through slirp4netns's host address."""
+    """No traffic leaves the host here: the probe reads its routes and its resolver and tries a service of
+    the host on every address the host has (its loopback directly and through slirp4netns's host address,
+    and its own addresses)."""
     if not shutil.which("slirp4netns"):
         if os.environ.get("ACTLOOP_REQUIRE_SANDBOX") == "1":
             pytest.fail("slirp4netns is missing: scripts/setup-lab-sandbox.sh")
         pytest.skip("no slirp4netns here")
     listener = socket.socket()
-    listener.bind(("127.0.0.1", 0))
+    listener.bind(("0.0.0.0", 0))
     listener.listen()
     port = listener.getsockname()[1]
+    hosts = ["127.0.0.1", "10.0.2.2", *sandbox_module._host_addresses()]
     probe = f"""
 import json, socket
 routes = open("/proc/net/route").read().split("\\n")[1:]
 reached = {{}}
-for host in ("127.0.0.1", "10.0.2.2"):
+for host in {hosts!r}:
     s = socket.socket()
     s.settimeout(2)
     reached[host] = s.connect_ex((host, {port}))
 route = any(r.split()[1:2] == ["00000000"] for r in routes if r)
-print(json.dumps({{"default_route": route, "reached": reached}}))
+print(json.dumps({{"default_route": route, "reached": reached, "resolver": open("/etc/resolv.conf").read()}}))
 """
     (tmp_path / "probe.py").write_text(probe)
     out = tmp_path / "out.txt"
@@ -328,8 +330,8 @@ print(json.dumps({{"default_route": route, "reached": reached}}))
     listener.close()
     assert ran.returncode == 0 and ran.network == "model-api"
     report = json.loads(out.read_text())
-    assert report["default_route"]
-    assert 0 not in report["reached"].values(), report
+    assert report["default_route"] and report["resolver"] == "nameserver 10.0.2.3\n"
+    assert len(report["reached"]) >= 3 and 0 not in report["reached"].values(), report
 
 
 def test_a_link_where_the_evaluator_writes_is_refused_and_never_followed(tmp_path: Path) -> None:

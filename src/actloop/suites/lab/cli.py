@@ -64,9 +64,9 @@ def add_commands(commands: Any) -> None:
     )  # fmt: skip
     run.add_argument(
         "--network", choices=NETWORKS, default="none",
-        help="none: only the bench (its Unix socket); model-api: also a route out to the internet for an "
-        "agent that calls its model's API (through slirp4netns; the host's loopback stays closed, but the "
-        "host's other addresses and the rest of the network are reachable)",
+        help="none: only the bench (its Unix socket); model-api: also a route out for an agent that calls "
+        "its model's API (through slirp4netns, with a resolver; the host's loopback, its own addresses and "
+        "link-local addresses stay closed, the internet and the rest of the host's network are reachable)",
     )  # fmt: skip
     run.add_argument("--memory-mb", type=int, default=defaults.memory_mb, help="memory (data) per process")
     run.add_argument("--cpu-s", type=int, default=defaults.cpu_s, help="CPU time per process")

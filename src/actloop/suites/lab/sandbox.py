@@ -12,8 +12,9 @@ the host (no ``mount``, no ``open_by_handle_at``).
 Network: by default (``none``) the agent has a network namespace of its own with only a loopback device;
 the bench is reachable through its Unix socket, mounted at :data:`BENCH_SOCKET`, and nothing else on the
 host is. ``model-api`` (for coding agents that call their model's API) adds a route out through
-slirp4netns with the host's loopback closed: the internet is reachable, the host's 127.0.0.1 services
-are not.
+slirp4netns with the host's loopback closed and unreachable routes to the host's own addresses and to
+link-local addresses (cloud metadata), and a resolver (slirp4netns's, which forwards to the host's): the
+internet and the rest of the host's network are reachable, the host's services are not.
 
 Limits (:class:`Limits`): memory (data per process), CPU time per process, processes, file size, the
 size of ``/tmp`` (a tmpfs) and of the workspace; :meth:`Limits.text` states them for the card and the
@@ -32,6 +33,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import uuid
@@ -55,6 +57,10 @@ SYSTEM_DIRS = ("/usr", "/bin", "/lib", "/lib64", "/etc", "/sbin")
 PATH = "/usr/local/bin:/usr/bin:/bin"
 KILL_GRACE_S = 5.0
 NETWORKS = ("none", "model-api")
+SLIRP_DNS = "10.0.2.3"
+"""The resolver slirp4netns serves to the namespace (it forwards queries to the host's)."""
+HOST_CLOSED = ("169.254.0.0/16",)
+"""Closed to a ``model-api`` sandbox besides the host's own addresses: link-local (cloud metadata)."""
 WATCH_S = 0.5
 """How often the workspace's size is checked while the agent runs."""
 CPU_GRACE_S = 5
@@ -184,10 +190,11 @@ class Sandbox:
     def isolation(self) -> str:
         """``bubblewrap`` when it is installed; ``none`` only when unsandboxed runs are allowed."""
         if shutil.which("bwrap"):
-            if self.network == "model-api" and not shutil.which("slirp4netns"):
+            missing = [tool for tool in ("slirp4netns", "ip", "nsenter") if not shutil.which(tool)]
+            if self.network == "model-api" and missing:
                 raise ConfigError(
-                    "--network model-api needs slirp4netns (Debian: apt-get install slirp4netns, or run "
-                    "scripts/setup-lab-sandbox.sh)"
+                    f"--network model-api needs {', '.join(missing)} (Debian: slirp4netns, iproute2, "
+                    "util-linux; scripts/setup-lab-sandbox.sh installs them)"
                 )
             return "bubblewrap"
         if not self.allow_unsandboxed:
@@ -281,7 +288,11 @@ class Sandbox:
                 pass_fds=net.pass_fds,
             )
             tail = _Tee(process.stderr) if process.stderr is not None else None
-            net.started()
+            try:
+                net.started()
+            except BaseException:
+                _kill_group(process)
+                raise
             returncode, over = self._wait(process, timeout_s)
             if tail is not None:
                 tail.join()
@@ -486,16 +497,51 @@ def _network(network: str, isolation: str) -> Iterator[_Network]:
         os.close(ready_r)
         if ready != b"1":
             raise ConfigError("slirp4netns could not give the sandbox its network (--network model-api)")
+        _close_routes(int(str(info["child-pid"])), HOST_CLOSED + tuple(f"{a}/32" for a in _host_addresses()))
         os.write(block_w, b"go")
 
+    resolver = Path(tempfile.mkdtemp(prefix="actloop-net-")) / "resolv.conf"
+    resolver.write_text(f"nameserver {SLIRP_DNS}\n")  # slirp4netns forwards it to the host's resolver
+    options = [
+        "--info-fd",
+        str(info_w),
+        "--block-fd",
+        str(block_r),
+        "--ro-bind",
+        str(resolver),
+        "/etc/resolv.conf",
+    ]
     try:
-        yield _Network(["--info-fd", str(info_w), "--block-fd", str(block_r)], (info_w, block_r), started)
+        yield _Network(options, (info_w, block_r), started)
     finally:
+        shutil.rmtree(resolver.parent, ignore_errors=True)
         for fd in list(opened):
             close(fd)
         for process in slirp:
             process.terminate()
             process.wait()
+
+
+def _host_addresses() -> list[str]:
+    """The host's own IPv4 addresses (its services listening on any address answer on each)."""
+    shown = subprocess.run(["ip", "-o", "-4", "addr", "show"], capture_output=True, text=True, check=True)
+    return [line.split()[3].split("/")[0] for line in shown.stdout.splitlines() if len(line.split()) > 3]
+
+
+def _close_routes(pid: int, destinations: Sequence[str]) -> None:
+    """Make ``destinations`` unreachable from the network namespace of ``pid`` (the agent, without any
+    capability, cannot change its routes)."""
+    batch = "".join(f"route add unreachable {destination}\n" for destination in destinations)
+    closed = subprocess.run(
+        ["nsenter", f"--net=/proc/{pid}/ns/net", "ip", "-batch", "-"],
+        input=batch,
+        capture_output=True,
+        text=True,
+    )
+    if closed.returncode != 0:
+        raise ConfigError(
+            f"could not close the host's addresses to the sandbox's network: {closed.stderr.strip()}"
+        )
 
 
 def _wait_for_loopback(pid: int, timeout_s: float = 10.0) -> None:
