@@ -172,7 +172,8 @@ class LabAgentEnv:
                 ["python", program.name], self._wall_left_s(), stdout=stdout.fileno(), stderr=stderr.fileno()
             )
         images, dropped = self._collect_images()
-        return CodeRun(_tail(out), _tail(err), ran.returncode, ran.wall_s, images, dropped)
+        said = _tail(err) + "".join(f"\n[sandbox] {hit}" for hit in ran.limits_hit)
+        return CodeRun(_tail(out), said, ran.returncode, ran.wall_s, images, dropped)
 
     def _collect_images(self) -> tuple[list[tuple[str, bytes]], int]:
         shown = self.workspace / SHOWN_DIR

@@ -179,6 +179,7 @@ def run_agent_command(args: argparse.Namespace) -> int:
         **scored.summary(),
         "agent": ended,
         "limits_hit": list(ran.limits_hit) if ran else [],
+        "limits_not_enforced": list(ran.not_enforced) if ran else [],
         "wall_s": round(ran.wall_s, 1) if ran else None,
         "isolation": isolation,
         "network": args.network,

@@ -31,6 +31,7 @@ import json
 import os
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -155,6 +156,8 @@ class SandboxRun:
     isolation: str
     network: str = "none"
     limits_hit: tuple[str, ...] = ()
+    not_enforced: tuple[str, ...] = ()
+    """The limits this host did not let the sandbox enforce (the process count without a pids cgroup)."""
 
     @property
     def timed_out(self) -> bool:
@@ -296,8 +299,10 @@ class Sandbox:
             returncode, over = self._wait(process, timeout_s)
             if tail is not None:
                 tail.join()
-            hits = _limits_hit(self.limits, returncode, tail.text() if tail else "", over, pids)
-        return SandboxRun(returncode, time.monotonic() - start, isolation, self.network, hits)
+            said = tail.text() if tail else _file_tail(stderr)
+            hits = _limits_hit(self.limits, returncode, said, over, pids)
+        unenforced = () if pids else ("processes: no pids cgroup could be made on this host",)
+        return SandboxRun(returncode, time.monotonic() - start, isolation, self.network, hits, unenforced)
 
     def _wait(self, process: subprocess.Popen[bytes], timeout_s: float) -> tuple[int | None, bool]:
         """Wait for ``process`` to end; kill it at the wall-clock limit (None) or once the workspace holds
@@ -383,6 +388,18 @@ def _limits_hit(limits: Limits, returncode: int | None, stderr: str, workspace_o
         if sign in stderr and said[limit] not in hits:
             hits.append(said[limit])
     return tuple(hits)
+
+
+def _file_tail(fd: int | None) -> str:
+    """The end of what a command wrote to ``fd`` when it is a regular file (else nothing)."""
+    try:
+        if fd is None or not stat.S_ISREG(os.fstat(fd).st_mode):
+            return ""
+        with open(f"/proc/self/fd/{fd}", "rb") as reopened:  # the descriptor itself may be write-only
+            reopened.seek(max(0, os.fstat(fd).st_size - STDERR_TAIL_BYTES))
+            return reopened.read().decode(errors="replace")
+    except OSError:
+        return ""
 
 
 def _usage_bytes(directory: Path) -> int:
