@@ -7,9 +7,11 @@ import errno
 import json
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -364,3 +366,54 @@ def test_a_limit_is_named_when_standard_error_goes_to_a_file(agent_python: Path,
             ["python", "-c", "b = bytearray(400 * 2**20)"], 30, stderr=err.fileno()
         )
     assert ran.limits_hit == ("memory limit (200 MB per process) reached: an allocation failed",)
+
+
+def _running(marker: str) -> list[int]:
+    """The processes whose command line holds ``marker``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if marker.encode() in (entry / "cmdline").read_bytes():
+                    found.append(int(entry.name))
+            except OSError:
+                continue
+    return found
+
+
+def test_the_agent_dies_with_the_evaluator(agent_python: Path, tmp_path: Path) -> None:
+    marker = f"{os.getpid()}.{time.monotonic_ns() % 10**6}"
+    evaluator = subprocess.Popen([sys.executable, "-c", (
+        "from pathlib import Path; from actloop.suites.lab.sandbox import Sandbox; "
+        f"Sandbox(Path({str(tmp_path)!r}), Path({str(agent_python)!r})).run(['sleep', '{marker}'], 60)"
+    )])  # fmt: skip
+    deadline = time.monotonic() + 20
+    while not _running(f"sleep\0{marker}") and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _running(f"sleep\0{marker}")
+    evaluator.kill()
+    evaluator.wait()
+    deadline = time.monotonic() + 5
+    while _running(f"sleep\0{marker}") and time.monotonic() < deadline:
+        time.sleep(0.05)
+    left = _running(f"sleep\0{marker}")
+    assert not left, subprocess.run(
+        ["ps", "-o", "pid,ppid,args", *map(str, left)], capture_output=True
+    ).stdout
+
+
+def test_sigterm_ends_run_agent_with_the_record_and_the_score(agent_python: Path, tmp_path: Path) -> None:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    command = [sys.executable, "-m", "actloop.cli", "lab", "run-agent", "--experiment", "hookes_law"]
+    command += ["--seed", "1", "--workspace", str(workspace), "--", "sleep", "60"]
+    run = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while not (workspace / "lab.json").exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    time.sleep(0.5)
+    run.send_signal(signal.SIGTERM)
+    _, err = run.communicate(timeout=60)
+    record = tmp_path / "ws.record"
+    assert json.loads((record / "run.json").read_text())["agent"].startswith("stopped by the evaluator"), err
+    assert (record / "score.json").exists() and (record / "record.jsonl").exists()

@@ -222,7 +222,7 @@ class Sandbox:
 
     def command(self, argv: Sequence[str], bwrap_options: Sequence[str] = ()) -> list[str]:
         """The full command line that runs ``argv`` for the agent, under the per-process limits."""
-        limited = ["prlimit", *self.limits.prlimit(), "--"]
+        limited = [*_reaper(), "prlimit", *self.limits.prlimit(), "--"]
         if self.isolation == "none":
             return [*limited, *argv]
         shown = [Path(d) for d in SYSTEM_DIRS if Path(d).exists()]
@@ -292,7 +292,7 @@ class Sandbox:
             )
             tail = _Tee(process.stderr) if process.stderr is not None else None
             try:
-                net.started()
+                net.started(process.pid)
             except BaseException:
                 _kill_group(process)
                 raise
@@ -476,7 +476,8 @@ class _Network:
 
     bwrap_options: list[str] = field(default_factory=list)
     pass_fds: tuple[int, ...] = ()
-    started: Callable[[], None] = lambda: None
+    started: Callable[[int], None] = lambda pid: None
+    """Called with the pid of the command that runs bubblewrap once it has started."""
 
 
 @contextmanager
@@ -496,17 +497,18 @@ def _network(network: str, isolation: str) -> Iterator[_Network]:
             opened.discard(fd)
             os.close(fd)
 
-    def started() -> None:
+    def started(root: int) -> None:
         close(info_w)
         close(block_r)
         info = _read_json(info_r)
         if "child-pid" not in info:
             return  # bubblewrap failed before it made the namespace (it says why)
-        _wait_for_loopback(int(str(info["child-pid"])))
+        child = _host_pid(root, int(str(info["child-pid"])))
+        _wait_for_loopback(child)
         ready_r, ready_w = os.pipe()
         slirp.append(subprocess.Popen(
             ["slirp4netns", "--configure", "--mtu=65520", "--disable-host-loopback", "--ready-fd",
-             str(ready_w), "--netns-type=path", f"/proc/{info['child-pid']}/ns/net", "tap0"],
+             str(ready_w), "--netns-type=path", f"/proc/{child}/ns/net", "tap0"],
             pass_fds=(ready_w,), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
         ))  # fmt: skip
         os.close(ready_w)
@@ -514,7 +516,7 @@ def _network(network: str, isolation: str) -> Iterator[_Network]:
         os.close(ready_r)
         if ready != b"1":
             raise ConfigError("slirp4netns could not give the sandbox its network (--network model-api)")
-        _close_routes(int(str(info["child-pid"])), HOST_CLOSED + tuple(f"{a}/32" for a in _host_addresses()))
+        _close_routes(child, HOST_CLOSED + tuple(f"{a}/32" for a in _host_addresses()))
         os.write(block_w, b"go")
 
     resolver = Path(tempfile.mkdtemp(prefix="actloop-net-")) / "resolv.conf"
@@ -537,6 +539,41 @@ def _network(network: str, isolation: str) -> Iterator[_Network]:
         for process in slirp:
             process.terminate()
             process.wait()
+
+
+def _reaper() -> list[str]:
+    """What makes the whole sandbox die with the evaluator. bubblewrap's own --die-with-parent is armed only
+    once it has set the sandbox up, so as root the sandbox runs in a process namespace of its own whose
+    first process, a shell that dies with its parent, takes every process in it along; otherwise only the
+    parent-death signal of ``setpriv`` (lost at bubblewrap's start) guards that first moment."""
+    reaper = ["setpriv", "--pdeathsig", "KILL", "--"]
+    if _reaped():
+        reaper += ["unshare", "--pid", "--fork", "--kill-child=KILL", "--", "sh", "-c", '"$@"; exit $?', "sh"]
+    return reaper
+
+
+def _reaped() -> bool:
+    return os.geteuid() == 0 and shutil.which("unshare") is not None
+
+
+def _host_pid(root: int, pid: int) -> int:
+    """The host's pid of the process bubblewrap calls ``pid`` (its info names it in the process namespace
+    :func:`_reaper` made), found among the descendants of ``root``."""
+    if not _reaped():
+        return pid
+    todo = [root]
+    while todo:
+        here = todo.pop()
+        try:
+            status = Path(f"/proc/{here}/status").read_text()
+            spaces = next(line.split()[1:] for line in status.splitlines() if line.startswith("NSpid:"))
+            if len(spaces) >= 2 and int(spaces[1]) == pid:
+                return here
+            for task in Path(f"/proc/{here}/task").iterdir():
+                todo += [int(child) for child in (task / "children").read_text().split()]
+        except (OSError, StopIteration):
+            continue
+    raise ConfigError(f"the sandbox's process {pid} is not among the evaluator's (--network model-api)")
 
 
 def _host_addresses() -> list[str]:
