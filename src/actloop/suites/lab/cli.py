@@ -48,7 +48,6 @@ def add_commands(commands: Any) -> None:
         "namespace with no capabilities, with no network but the bench's Unix socket (unless --network "
         f"model-api), and with these limits (the card states them): {defaults.text()}. A run that hits one "
         "says so in its result (run.json's limits_hit).",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     _episode_arguments(run)
     run.add_argument(
@@ -66,14 +65,42 @@ def add_commands(commands: Any) -> None:
         "--network", choices=NETWORKS, default="none",
         help="none: only the bench (its Unix socket); model-api: also a route out for an agent that calls "
         "its model's API (through slirp4netns, with a resolver; the host's loopback, its own addresses and "
-        "link-local addresses stay closed, the internet and the rest of the host's network are reachable)",
+        "link-local addresses stay closed, the internet and the rest of the host's network are reachable; "
+        "default none)",
     )  # fmt: skip
-    run.add_argument("--memory-mb", type=int, default=defaults.memory_mb, help="memory (data) per process")
-    run.add_argument("--cpu-s", type=int, default=defaults.cpu_s, help="CPU time per process")
-    run.add_argument("--processes", type=int, default=defaults.processes, help="processes at once")
-    run.add_argument("--file-mb", type=int, default=defaults.file_mb, help="size of any one file written")
-    run.add_argument("--tmp-mb", type=int, default=defaults.tmp_mb, help="size of /tmp (a tmpfs)")
-    run.add_argument("--workspace-mb", type=int, default=defaults.workspace_mb, help="size of the workspace")
+    run.add_argument(
+        "--memory-mb",
+        type=int,
+        default=defaults.memory_mb,
+        help=f"memory (data) per process (default {defaults.memory_mb})",
+    )
+    run.add_argument(
+        "--cpu-s", type=int, default=defaults.cpu_s, help=f"CPU time per process (default {defaults.cpu_s})"
+    )
+    run.add_argument(
+        "--processes",
+        type=int,
+        default=defaults.processes,
+        help=f"processes at once (default {defaults.processes})",
+    )
+    run.add_argument(
+        "--file-mb",
+        type=int,
+        default=defaults.file_mb,
+        help=f"size of any one file (default {defaults.file_mb})",
+    )
+    run.add_argument(
+        "--tmp-mb",
+        type=int,
+        default=defaults.tmp_mb,
+        help=f"size of /tmp, a tmpfs (default {defaults.tmp_mb})",
+    )
+    run.add_argument(
+        "--workspace-mb",
+        type=int,
+        default=defaults.workspace_mb,
+        help=f"size of the workspace (default {defaults.workspace_mb})",
+    )
     run.add_argument(
         "--allow-unsandboxed", action="store_true",
         help="without bubblewrap, run the agent anyway, unsandboxed (it can read everything you can)",
