@@ -215,6 +215,12 @@ report["open_by_handle_at"] = failure(libc.open_by_handle_at(directory, ctypes.b
 report["mount"] = failure(libc.mount(b"none", b"/workspace", b"tmpfs", 0, None))
 report["mknod"] = failure(libc.mknod(b"/workspace/null", 0o20666, os.makedev(1, 3)))
 report["unshare_user"] = failure(libc.unshare(0x10000000))
+for path in ("/x", "/dev/x"):  # the sandbox's own file system, outside its bounded tmpfs
+    try:
+        open(path, "wb").close()
+        report[path] = "ok"
+    except OSError as err:
+        report[path] = errno.errorcode[err.errno]
 listener = int(sys.argv[1])
 probe = socket.socket()
 probe.settimeout(2)
@@ -246,6 +252,7 @@ def test_a_root_caller_gives_the_agent_no_power_and_no_host_network(
     assert report["NoNewPrivs"] == "1" and report["session"] != 0  # a session of its own
     assert report["open_by_handle_at"] == "EPERM" and report["mount"] == "EPERM"
     assert report["mknod"] == "EPERM" and report["unshare_user"] in ("EPERM", "ENOSPC")
+    assert report["/x"] == report["/dev/x"] == "EROFS"
     assert report["host_loopback"] == errno.ECONNREFUSED  # its own loopback, where nothing listens
     assert not (tmp_path / "null").exists()
 
@@ -267,6 +274,10 @@ LIMITED = Limits(memory_mb=200, cpu_s=1, processes=20, file_mb=2, tmp_mb=1, work
             "a file system is full (ENOSPC)",
         ),
         (
+            "with open('/dev/shm/big', 'wb') as out:\n    out.write(b'x' * 3 * 2**19)",
+            "a file system is full (ENOSPC)",
+        ),
+        (
             "import subprocess\nfor _ in range(40): subprocess.Popen(['sleep', '5'])",
             "process limit (20) reached",
         ),
@@ -275,7 +286,7 @@ LIMITED = Limits(memory_mb=200, cpu_s=1, processes=20, file_mb=2, tmp_mb=1, work
             "workspace size limit (5 MB) exceeded: the run was stopped",
         ),
     ],
-    ids=["memory", "cpu", "file", "tmp", "processes", "workspace"],
+    ids=["memory", "cpu", "file", "tmp", "shm", "processes", "workspace"],
 )
 def test_each_limit_stops_the_agent_and_the_result_says_which(
     agent_python: Path, tmp_path: Path, program: str, said: str

@@ -74,9 +74,10 @@ MB = 1024 * 1024
 class Limits:
     """What an agent's run may use. ``memory_mb`` and ``cpu_s`` hold for each process (the data it
     allocates, RLIMIT_DATA, and its CPU time, RLIMIT_CPU), ``processes`` for the whole run (a pids cgroup,
-    where the host lets us make one), ``file_mb`` for any one file written, ``tmp_mb`` for ``/tmp`` (a
-    tmpfs: writes past it fail with ENOSPC) and ``workspace_mb`` for the workspace (checked every
-    :data:`WATCH_S`; the run is stopped when over)."""
+    where the host lets us make one), ``file_mb`` for any one file written, ``tmp_mb`` for ``/tmp`` and for
+    ``/dev/shm`` (tmpfs: writes past it fail with ENOSPC; the rest of the sandbox's own file system is
+    read-only) and ``workspace_mb`` for the workspace (checked every :data:`WATCH_S`; the run is stopped
+    when over)."""
 
     memory_mb: int = 4096
     cpu_s: int = 3600
@@ -94,8 +95,8 @@ class Limits:
         """The limits in one sentence (the card's sandbox rule, the guide, ``run-agent --help``)."""
         return (
             f"memory {self.memory_mb} MB and CPU time {self.cpu_s} s per process, {self.processes} "
-            f"processes, {self.file_mb} MB per file, {self.tmp_mb} MB in /tmp and {self.workspace_mb} MB in "
-            "the workspace"
+            f"processes, {self.file_mb} MB per file, {self.tmp_mb} MB in /tmp (and in /dev/shm) and "
+            f"{self.workspace_mb} MB in the workspace"
         )
 
     def prlimit(self) -> list[str]:
@@ -255,9 +256,13 @@ class Sandbox:
             *mounts,
             "--proc", "/proc",
             "--dev", "/dev",
+            "--size", str(self.limits.tmp_mb * MB),
+            "--tmpfs", "/dev/shm",
+            "--remount-ro", "/dev",  # its tmpfs would hold anything, unlimited: only /dev/shm takes files
             "--bind", str(self.workspace.resolve()), WORKSPACE_MOUNT,
             "--chdir", WORKSPACE_MOUNT,
             *bwrap_options,
+            "--remount-ro", "/",  # likewise the sandbox's root
             "--",
             *argv,
         ]  # fmt: skip
