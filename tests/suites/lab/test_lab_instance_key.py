@@ -35,7 +35,9 @@ def test_the_same_seed_gives_other_values_under_a_key_and_the_public_set_is_unch
             assert private.hidden[parameter.name] != elsewhere.hidden[parameter.name], (name, parameter.name)
         assert draw(spec, 1, key) == private  # the same key draws the same instance again
         assert len({public.instance_id, private.instance_id, elsewhere.instance_id}) == 3
-        released = manifests.load(name).instances[0]  # the public set keeps its released draws
+        manifest = manifests.load(name)
+        assert manifest.instance_set == "public" and manifest.key_fingerprint is None
+        released = manifest.instances[0]  # the public set keeps its released draws
         assert draw(spec, int(released["seed"])).instance_id == released["instance_id"]
 
 
