@@ -11,10 +11,9 @@ Over many drawn instances (seeds 1 to N of the public set) it measures, for each
 
 The shortcut and the standard design are simulated from the experiment's own physics and instrument models
 (the circuit, the spring stand's equilibrium, the thin lens and its blur circle, the thermistor's B law with
-its self-heating, the spectrophotometer with stray light and drift), each instrument shown through its
-noise, lag and quantization under the instance's noise key, and scales read to their reading resolution;
-no robot episode is run. A reading taken ``k`` refreshes into the audit draws noise sample ``k`` of its
-instrument's stream, as on the bench.
+its self-heating, the spectrophotometer with stray light and drift), each digital display shown through
+its own :class:`~actloop.suites.lab.instruments.Instrument` (noise under the instance's noise key, lag,
+quantization, range) once settled, and scales read to their reading resolution; no robot episode is run.
 """
 
 from __future__ import annotations
