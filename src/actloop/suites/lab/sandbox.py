@@ -88,7 +88,7 @@ class Limits:
 
     def __post_init__(self) -> None:
         for name, value in vars(self).items():
-            if not (isinstance(value, int) and value > 0):
+            if isinstance(value, bool) or not (isinstance(value, int) and value > 0):
                 raise ConfigError(f"sandbox limit {name} must be a positive whole number, got {value!r}")
 
     def text(self) -> str:
