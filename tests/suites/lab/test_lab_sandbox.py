@@ -428,3 +428,28 @@ def test_sigterm_ends_run_agent_with_the_record_and_the_score(agent_python: Path
     record = tmp_path / "ws.record"
     assert json.loads((record / "run.json").read_text())["agent"].startswith("stopped by the evaluator"), err
     assert (record / "score.json").exists() and (record / "record.jsonl").exists()
+
+
+def test_the_code_tool_never_writes_or_reads_through_a_link_the_agent_made(
+    agent_python: Path, tmp_path: Path
+) -> None:
+    from actloop.suites.lab.agent_env import LabAgentEnv
+
+    host_dir = tmp_path / "host"
+    host_dir.mkdir()
+    (host_dir / "secret.png").write_bytes(b"\x89PNG the host's")
+    host_file = tmp_path / "host.py"
+    host_file.write_text("the host's\n")
+    env = LabAgentEnv("hookes_law", 1)
+    try:
+        env.reset()
+        plant = (
+            f"import os; os.symlink({str(host_dir)!r}, 'show'); os.symlink({str(host_file)!r}, 'run_002.py')"
+        )
+        env.step({"code": "import shutil; shutil.rmtree('show')\n" + plant})
+        second = env.step({"code": "print('second')"})
+    finally:
+        env.close()
+    assert second.result.run is not None and second.result.run.stdout == "second\n"
+    assert second.result.run.images == [] and (host_dir / "secret.png").exists()
+    assert host_file.read_text() == "the host's\n"

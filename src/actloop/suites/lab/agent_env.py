@@ -24,7 +24,7 @@ from actloop.sim.fingerprint import platform_fingerprint
 from actloop.suites.lab.episode import EpisodeScore, ServedEpisode, served_episode
 from actloop.suites.lab.levels import LEVELS
 from actloop.suites.lab.sandbox import Sandbox, ensure_agent_python
-from actloop.suites.lab.workspace_files import CARD, GUIDE_FILE, refuse_link, write_file
+from actloop.suites.lab.workspace_files import CARD, GUIDE_FILE, own_directory, own_file
 
 SHOW_DIR = "show"
 SHOWN_DIR = "shown"
@@ -163,9 +163,8 @@ class LabAgentEnv:
         return max(0.0, self.wall_limit_s - (time.monotonic() - self.started))
 
     def _run(self, code: str) -> CodeRun:
-        program = write_file(self.workspace, f"run_{self.runs:03d}.py", code)
-        refuse_link(self.workspace, SHOW_DIR)
-        (self.workspace / SHOW_DIR).mkdir(exist_ok=True)
+        program = own_file(self.workspace, f"run_{self.runs:03d}.py", code)
+        own_directory(self.workspace, SHOW_DIR)
         out, err = self._root / "stdout", self._root / "stderr"
         with out.open("wb") as stdout, err.open("wb") as stderr:
             ran = self.sandbox.run(
@@ -176,13 +175,10 @@ class LabAgentEnv:
         return CodeRun(_tail(out), said, ran.returncode, ran.wall_s, images, dropped)
 
     def _collect_images(self) -> tuple[list[tuple[str, bytes]], int]:
-        shown = self.workspace / SHOWN_DIR
-        for name in (SHOW_DIR, SHOWN_DIR):  # never read or move through a link the agent made
-            refuse_link(self.workspace, name)
-        shown.mkdir(exist_ok=True)
-        pngs = sorted(
-            p for p in (self.workspace / SHOW_DIR).glob("*.png") if p.is_file() and not p.is_symlink()
-        )
+        # never read or move through a link the agent made: one in place of a directory is removed
+        shown = own_directory(self.workspace, SHOWN_DIR)
+        show = own_directory(self.workspace, SHOW_DIR)
+        pngs = sorted(p for p in show.glob("*.png") if p.is_file() and not p.is_symlink())
         images: list[tuple[str, bytes]] = []
         for path in pngs:
             data = path.read_bytes()

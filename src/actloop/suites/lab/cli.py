@@ -36,7 +36,7 @@ def add_commands(commands: Any) -> None:
     serve = sub.add_parser("serve", help="serve one instance of an experiment to an agent on 127.0.0.1")
     _episode_arguments(serve)
     serve.set_defaults(handler=serve_command)
-    from actloop.suites.lab.sandbox import NETWORKS, Limits
+    from actloop.suites.lab.sandbox import LIMIT_OPTIONS, NETWORKS, Limits
 
     defaults = Limits()
     run = sub.add_parser(
@@ -68,39 +68,11 @@ def add_commands(commands: Any) -> None:
         "link-local addresses stay closed, the internet and the rest of the host's network are reachable; "
         "default none)",
     )  # fmt: skip
-    run.add_argument(
-        "--memory-mb",
-        type=int,
-        default=defaults.memory_mb,
-        help=f"memory (data) per process (default {defaults.memory_mb})",
-    )
-    run.add_argument(
-        "--cpu-s", type=int, default=defaults.cpu_s, help=f"CPU time per process (default {defaults.cpu_s})"
-    )
-    run.add_argument(
-        "--processes",
-        type=int,
-        default=defaults.processes,
-        help=f"processes at once (default {defaults.processes})",
-    )
-    run.add_argument(
-        "--file-mb",
-        type=int,
-        default=defaults.file_mb,
-        help=f"size of any one file (default {defaults.file_mb})",
-    )
-    run.add_argument(
-        "--tmp-mb",
-        type=int,
-        default=defaults.tmp_mb,
-        help=f"size of /tmp, a tmpfs (default {defaults.tmp_mb})",
-    )
-    run.add_argument(
-        "--workspace-mb",
-        type=int,
-        default=defaults.workspace_mb,
-        help=f"size of the workspace (default {defaults.workspace_mb})",
-    )
+    for name, said in LIMIT_OPTIONS.items():
+        default = getattr(defaults, name)
+        run.add_argument(
+            f"--{name.replace('_', '-')}", type=int, default=default, help=f"{said} (default {default})"
+        )
     run.add_argument(
         "--allow-unsandboxed", action="store_true",
         help="without bubblewrap, run the agent anyway, unsandboxed (it can read everything you can)",
@@ -164,7 +136,7 @@ def serve_command(args: argparse.Namespace) -> int:
 
 def run_agent_command(args: argparse.Namespace) -> int:
     from actloop.suites.lab.episode import served_episode
-    from actloop.suites.lab.sandbox import Limits, Sandbox, ensure_agent_python
+    from actloop.suites.lab.sandbox import LIMIT_OPTIONS, Limits, Sandbox, ensure_agent_python
 
     argv = args.agent_command[1:] if args.agent_command[:1] == ["--"] else args.agent_command
     if not argv:
@@ -176,7 +148,7 @@ def run_agent_command(args: argparse.Namespace) -> int:
 
     if secret := sorted(set(args.pass_env) & set(KEY_VARIABLES)):
         raise ConfigError(f"{', '.join(secret)} holds the instance key, which never enters the sandbox")
-    limits = Limits(args.memory_mb, args.cpu_s, args.processes, args.file_mb, args.tmp_mb, args.workspace_mb)
+    limits = Limits(**{name: getattr(args, name) for name in LIMIT_OPTIONS})
     sandbox = Sandbox(
         args.workspace,
         ensure_agent_python(),

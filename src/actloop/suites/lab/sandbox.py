@@ -109,6 +109,17 @@ class Limits:
         ]
 
 
+LIMIT_OPTIONS = {
+    "memory_mb": "memory (data) per process, MB",
+    "cpu_s": "CPU time per process, s",
+    "processes": "processes at once",
+    "file_mb": "size of any one file, MB",
+    "tmp_mb": "size of /tmp and of /dev/shm (tmpfs), MB",
+    "workspace_mb": "size of the workspace, MB",
+}
+"""What each of :class:`Limits` bounds (``run-agent``'s options)."""
+
+
 def sandbox_rule(limits: Limits | None = None) -> str:
     """The card's line on the sandbox: what the agent's programs may reach and use."""
     return (

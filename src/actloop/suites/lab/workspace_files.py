@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import shutil
 import stat
 from importlib import resources
 from pathlib import Path
@@ -101,3 +102,29 @@ def write_file(directory: Path, name: str, text: str | bytes, mode: int = 0o644)
     finally:
         os.close(folder)
     return directory / name
+
+
+def own_directory(directory: Path, name: str) -> Path:
+    """``directory/name`` as a real directory of the evaluator's: whatever else stands there (a link the
+    agent made, a file) is removed, never followed."""
+    path = directory / name
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        mode = 0
+    if mode and not stat.S_ISDIR(mode):
+        path.unlink()  # a link itself, not what it names
+    path.mkdir(exist_ok=True)
+    return path
+
+
+def own_file(directory: Path, name: str, text: str) -> Path:
+    """Write ``directory/name`` afresh as the evaluator's file: a link or anything else standing there is
+    removed first, never followed."""
+    path = directory / name
+    if os.path.lexists(path):
+        if os.path.isdir(path) and not os.path.islink(path):
+            shutil.rmtree(path)
+        else:
+            path.unlink()
+    return write_file(directory, name, text)
