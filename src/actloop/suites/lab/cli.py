@@ -99,9 +99,11 @@ def _out(args: argparse.Namespace) -> Path:
 
 @contextmanager
 def _sigterm_as_interrupt() -> Iterator[None]:
-    """SIGTERM raises KeyboardInterrupt, so it ends a run as Ctrl-C does (scored and written)."""
+    """SIGTERM raises KeyboardInterrupt, so it ends a run as Ctrl-C does (scored and written); a second
+    SIGTERM, while the run is being scored, is ignored."""
 
     def interrupt(signum: int, frame: object) -> None:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
         raise KeyboardInterrupt
 
     previous = signal.signal(signal.SIGTERM, interrupt)
@@ -119,12 +121,12 @@ def serve_command(args: argparse.Namespace) -> int:
         _sigterm_as_interrupt(),
         served_episode(args.experiment, args.seed, args.workspace, out, args.level) as episode,
     ):
-        print(
-            f"serving {args.experiment} (seed {args.seed}) at {episode.server.url}; "
-            f"workspace {args.workspace}",
-            flush=True,
-        )
-        try:
+        try:  # from the moment the episode is served, an interrupt scores it as it stands
+            print(
+                f"serving {args.experiment} (seed {args.seed}) at {episode.server.url}; "
+                f"workspace {args.workspace}",
+                flush=True,
+            )
             while not episode.done:
                 time.sleep(POLL_S)
         except KeyboardInterrupt:
@@ -163,12 +165,12 @@ def run_agent_command(args: argparse.Namespace) -> int:
     episode_context = served_episode(args.experiment, args.seed, args.workspace, out, args.level, limits)
     with _sigterm_as_interrupt(), episode_context as episode:
         sandbox = dataclasses.replace(sandbox, bench_socket=episode.server.socket_path)
-        print(
-            f"running {' '.join(argv)} on {args.experiment} (seed {args.seed}), {isolation}, "
-            f"network {args.network}",
-            flush=True,
-        )
-        try:
+        try:  # from the moment the episode is served, an interrupt scores it as it stands
+            print(
+                f"running {' '.join(argv)} on {args.experiment} (seed {args.seed}), {isolation}, "
+                f"network {args.network}",
+                flush=True,
+            )
             ran = sandbox.run(argv, args.wall_limit_s or episode.env.spec.wall_clock_s)
             ended = ran.ended()
         except KeyboardInterrupt:
