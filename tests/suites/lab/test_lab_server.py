@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from actloop.suites.lab import server as server_module
 from actloop.suites.lab.env import HOME_Q, MAX_JOINT_SPEED, LabEnv
 from actloop.suites.lab.experiments import experiment_keys
 from actloop.suites.lab.server import LabServer, serving
@@ -179,3 +180,22 @@ def test_ik_takes_a_start_posture_and_move_joints_names_what_it_touched(
     assert set(moved["contacts"]) <= {part.name for part in env.spec.parts} | {"table", "other object"}
     assert lab.move_joints([moved["joints"]])["contacts"] == sorted(moved["contacts"])
     lab.close()
+
+
+def test_a_fault_of_the_bench_is_answered_with_500_and_told_on_stderr(
+    served: tuple[LabEnv, LabServer, ModuleType],
+    monkeypatch: pytest.MonkeyPatch,
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    _, server, _ = served
+
+    def broken(env: LabEnv, args: dict[str, object]) -> dict[str, object]:
+        raise RuntimeError("a fault inside the bench")
+
+    monkeypatch.setitem(server_module.CALLS, "wait", broken)
+    assert _raw(server, "/v1/wait", b'{"seconds": 1}') == (
+        500,
+        "the bench failed on this request (RuntimeError)",
+    )
+    assert "RuntimeError: a fault inside the bench" in capfd.readouterr().err
+    assert _raw(server, "/v1/gripper", b'{"width_m": 0.08}')[0] == 200  # and it goes on serving

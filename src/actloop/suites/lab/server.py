@@ -239,7 +239,7 @@ class _Handler(BaseHTTPRequestHandler):
             traceback.print_exc(file=sys.stderr)
             status, body = (
                 500,
-                _error(f"the bench failed on this request ({type(err).__name__}); it was not applied"),
+                _error(f"the bench failed on this request ({type(err).__name__})"),
             )
         self._send_bytes(status, body)
 
