@@ -27,6 +27,7 @@ then reported loudly and recorded as ``isolation: none``.
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
 import shutil
@@ -568,8 +569,14 @@ def _reaper() -> list[str]:
     return reaper
 
 
+@functools.cache
 def _reaped() -> bool:
-    return os.geteuid() == 0 and shutil.which("unshare") is not None
+    """Whether this host lets us make the process namespace :func:`_reaper` wants (root, and not a
+    container that withholds it)."""
+    if os.geteuid() != 0 or shutil.which("unshare") is None:
+        return False
+    tried = subprocess.run(["unshare", "--pid", "--fork", "--", "true"], capture_output=True)
+    return tried.returncode == 0
 
 
 def _host_pid(root: int, pid: int) -> int:
