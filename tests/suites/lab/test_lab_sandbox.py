@@ -402,6 +402,8 @@ def test_the_agent_dies_with_the_evaluator(agent_python: Path, tmp_path: Path) -
     while not _running(f"sleep\0{marker}") and time.monotonic() < deadline:
         time.sleep(0.05)
     assert _running(f"sleep\0{marker}")
+    if not sandbox_module._reaped():  # then bubblewrap alone guards it, from a moment after its start
+        time.sleep(1)
     evaluator.kill()
     evaluator.wait()
     deadline = time.monotonic() + 5
