@@ -233,9 +233,13 @@ class Sandbox:
             **self.env,
         }
 
-    def command(self, argv: Sequence[str], bwrap_options: Sequence[str] = ()) -> list[str]:
-        """The full command line that runs ``argv`` for the agent, under the per-process limits."""
-        limited = [*_reaper(), "prlimit", *self.limits.prlimit(), "--"]
+    def command(
+        self, argv: Sequence[str], bwrap_options: Sequence[str] = (), cgroup: Path | None = None
+    ) -> list[str]:
+        """The full command line that runs ``argv`` for the agent, under the per-process limits (and in the
+        pids ``cgroup``, joined before anything else runs)."""
+        joined = ["sh", "-c", 'echo $$ > "$0" && exec "$@"', str(cgroup / "cgroup.procs")] if cgroup else []
+        limited = [*_reaper(joined), "prlimit", *self.limits.prlimit(), "--"]
         if self.isolation == "none":
             return [*limited, *argv]
         shown = [Path(d) for d in SYSTEM_DIRS if Path(d).exists()]
@@ -295,9 +299,7 @@ class Sandbox:
             )
         start = time.monotonic()
         with _pids_cgroup(self.limits.processes) as pids, _network(self.network, isolation) as net:
-            command = self.command(argv, net.bwrap_options)
-            if pids is not None:  # the process joins the cgroup before anything else runs
-                command = ["sh", "-c", 'echo $$ > "$0" && exec "$@"', str(pids / "cgroup.procs"), *command]
+            command = self.command(argv, net.bwrap_options, pids)
             process = subprocess.Popen(
                 command,
                 cwd=self.workspace,
@@ -558,12 +560,12 @@ def _network(network: str, isolation: str) -> Iterator[_Network]:
             process.wait()
 
 
-def _reaper() -> list[str]:
+def _reaper(joined: Sequence[str] = ()) -> list[str]:
     """What makes the whole sandbox die with the evaluator. bubblewrap's own --die-with-parent is armed only
     once it has set the sandbox up, so as root the sandbox runs in a process namespace of its own whose
     first process, a shell that dies with its parent, takes every process in it along; otherwise only the
     parent-death signal of ``setpriv`` (lost at bubblewrap's start) guards that first moment."""
-    reaper = ["setpriv", "--pdeathsig", "KILL", "--"]
+    reaper = ["setpriv", "--pdeathsig", "KILL", "--", *joined]  # first: the parent-death signal
     if _reaped():
         reaper += ["unshare", "--pid", "--fork", "--kill-child=KILL", "--", "sh", "-c", '"$@"; exit $?', "sh"]
     return reaper
