@@ -167,11 +167,14 @@ def test_a_reading_with_no_cuvette_seated_fails_the_condition_gate(env: LabEnv) 
     assert all(v.valid for v in verdicts[:-1])
 
 
-def test_one_dilution_read_without_a_blank_misses_l2_and_l4(env: LabEnv) -> None:
+@pytest.mark.parametrize("wavelengths", [2, 3])
+def test_one_dilution_read_without_a_blank_misses_l2_and_at_three_wavelengths_suffices(
+    env: LabEnv, wavelengths: int
+) -> None:
     peak = round(watcher(env).dye.lambda_max)
     citations = []
     seat(env, 5)
-    for nm in (peak - 1, peak, peak + 1):
+    for nm in (peak - 1, peak, peak + 1)[:wavelengths]:
         bench(env).meter.set_wavelength(nm)
         citations.append(cite(env))
     watcher(env).acted = True
@@ -179,8 +182,9 @@ def test_one_dilution_read_without_a_blank_misses_l2_and_l4(env: LabEnv) -> None
     env.submit(watcher(env).targets(), citations)
     score, _ = env.score()
     assert score.milestones["L1"].passed and score.milestones["L3"].passed
-    assert not score.milestones["L2"].passed and not score.milestones["L4"].passed
-    assert "up to 1 dye cuvettes at one wavelength" in score.milestones["L4"].evidence
+    assert not score.milestones["L2"].passed and score.level == 1
+    assert score.milestones["L4"].passed is (wavelengths == 3)
+    assert f"one dye cuvette at up to {wavelengths} wavelengths" in score.milestones["L4"].evidence
 
 
 def test_swapped_cuvettes_or_one_lying_before_the_rack_are_not_restored(env: LabEnv) -> None:

@@ -137,8 +137,9 @@ def bench(instance: Instance) -> SpectrophotometerBench:
 
 SEATED = "a cuvette seated in the holder, untouched"
 L2_HOLD_S = 1.2
-MIN_CONCENTRATIONS = 2
 MIN_WAVELENGTHS = 3
+"""L4: one dye cuvette read at three wavelengths locates λmax, and a reading of it gives ε (A = ε c l):
+readings that suffice for both, whatever the method."""
 RACK_TOLERANCE_M = 0.004
 UPRIGHT_TOLERANCE_RAD = math.radians(10.0)
 
@@ -215,12 +216,9 @@ class DyeAbsorptivityEvaluator(Evaluator):
             and v.citation.instrument == ABSORBANCE.name
         ]
         dyed = [(c, nm) for c, nm in readings if _holds_dye(c)]
-        by_wavelength: dict[Any, set[int]] = {}
         by_cuvette: dict[int, set[Any]] = {}
         for c, nm in dyed:
-            by_wavelength.setdefault(nm, set()).add(c)  # type: ignore[arg-type]
             by_cuvette.setdefault(c, set()).add(nm)  # type: ignore[arg-type]
-        concentrations = max((len(s) for s in by_wavelength.values()), default=0)
         wavelengths = max((len(s) for s in by_cuvette.values()), default=0)
         return [
             Check(
@@ -242,9 +240,8 @@ class DyeAbsorptivityEvaluator(Evaluator):
             ),
             Check(
                 "L4",
-                concentrations >= MIN_CONCENTRATIONS and wavelengths >= MIN_WAVELENGTHS,
-                f"valid absorbance readings of up to {concentrations} dye cuvettes at one wavelength and "
-                f"of one dye cuvette at up to {wavelengths} wavelengths (needed {MIN_CONCENTRATIONS} and "
+                wavelengths >= MIN_WAVELENGTHS,
+                f"valid absorbance readings of one dye cuvette at up to {wavelengths} wavelengths (needed "
                 f"{MIN_WAVELENGTHS})",
             ),
         ]
