@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import os
 import time
 from pathlib import Path
 from typing import Any
@@ -42,26 +41,10 @@ def add_parser(sub: Any) -> None:
     p.set_defaults(handler=command)
 
 
-def _use_instance_key(args: argparse.Namespace) -> None:
-    """Put ``--instance-key-file`` in this process's environment (workers inherit it), once it reads as a
-    key; say which set is verified."""
-    from actloop.errors import ConfigError
-
-    if args.instance_key_file is None:
-        return
-    if args.suite != "lab":
-        raise ConfigError("--instance-key-file is for the lab suite")
-    from actloop.suites.lab.instance import INSTANCE_KEY_ENV, INSTANCE_KEY_FILE_ENV, InstanceKey
-
-    key = InstanceKey.from_file(args.instance_key_file)
-    os.environ.pop(INSTANCE_KEY_ENV, None)
-    os.environ[INSTANCE_KEY_FILE_ENV] = str(args.instance_key_file.resolve())
-    say(f"the private set of instance key {key.fingerprint}")
-
-
 def command(args: argparse.Namespace) -> int:
-    _use_instance_key(args)
     suite = get_suite(args.suite)
+    if args.instance_key_file is not None:
+        say(f"the private set of instance key {suite.use_instance_key(args.instance_key_file)}")
     tasks = suite.resolve_tasks(args.task or "everything")
     if args.check:
         return _check(args.suite, tasks, args.out)

@@ -131,6 +131,11 @@ class Suite(ABC):
 
     # Maintenance a suite may offer; the defaults say it does not.
 
+    def use_instance_key(self, key_file: Path) -> str:
+        """Draw this process's instances, and its workers', from the private set of the key in
+        ``key_file``; return the key's fingerprint (never the key)."""
+        raise ConfigError(f"suite {self.name} has no private instances to draw with an instance key")
+
     def check_seeds(self, task: str, directory: Path | None = None) -> ManifestCheck:
         """Rebuild every released scene of ``task`` and compare it with its manifest."""
         raise ConfigError(f"{self.name} has no seed manifests to check")

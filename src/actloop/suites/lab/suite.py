@@ -43,6 +43,18 @@ class Lab(Suite):
         spec = experiment(task).spec
         return TaskInfo(task, 1, None, None, spec.question)
 
+    def use_instance_key(self, key_file: Path) -> str:
+        """Put the key file in this process's environment (``$ACTLOOP_LAB_INSTANCE_KEY_FILE``, inherited by
+        workers) once it reads as a key, so instances come from its private set."""
+        import os
+
+        from actloop.suites.lab.instance import INSTANCE_KEY_ENV, INSTANCE_KEY_FILE_ENV, InstanceKey
+
+        key = InstanceKey.from_file(key_file)
+        os.environ.pop(INSTANCE_KEY_ENV, None)
+        os.environ[INSTANCE_KEY_FILE_ENV] = str(key_file.resolve())
+        return key.fingerprint
+
     def verified_seeds(self, task: str) -> list[int]:
         """The seeds of the verified set: the private set of the evaluator's instance key when its
         environment holds one (``$ACTLOOP_LAB_INSTANCE_KEY`` or ``..._FILE``), else the public set."""
