@@ -37,6 +37,28 @@ def test_the_naive_reading_is_off_by_the_zero_errors_and_the_slope_is_not() -> N
     assert audit._within(spec, plan.naive.estimate(zeroed), target)
 
 
+def test_two_temperatures_fail_most_thermistors_and_the_fit_with_the_leads_solves_them() -> None:
+    result = audit.audit("thermistor_b", 200)
+    assert result["naive_shortcut"]["name"] == "two temperatures"
+    assert result["naive_rate"] < 0.2
+    assert result["standard_rate"] == 1.0
+    assert result["guess_midpoint"] == 0.0 and result["guess_best_constant"] < 0.05
+
+
+def test_the_two_point_line_is_off_by_the_leads_and_the_three_parameter_fit_is_not() -> None:
+    """With the leads' resistance removed, two temperatures solve the instance again: it is the leads in
+    series, not noise, that the shortcut misses."""
+    spec = experiment("thermistor_b").spec
+    plan = audit.PLANS["thermistor_b"]()
+    instance = next(i for i in (draw(spec, s) for s in range(1, 50)) if i.hidden["leads"] > 40.0)
+    target = plan.target(instance)
+    assert not audit._within(spec, plan.naive.estimate(instance), target)
+    assert audit._within(spec, plan.standard.estimate(instance), target)
+    hidden = {**instance.hidden, "leads": 0.0}
+    no_leads = type(instance)(instance.experiment, instance.seed, instance.public, hidden)
+    assert audit._within(spec, plan.naive.estimate(no_leads), target)
+
+
 def test_the_best_constant_is_the_largest_overlap_of_the_tolerance_intervals() -> None:
     spec = experiment("hookes_law").spec  # k within 2 %
     targets = [{"k": k} for k in (20.0, 20.5, 20.7, 30.0, 40.0)]

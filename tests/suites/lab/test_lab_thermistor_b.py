@@ -8,6 +8,7 @@ served with the readability a close wrist camera has (the readability geometry i
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 
 import numpy as np
@@ -18,6 +19,7 @@ from actloop.sim.scene import TABLE_TOP_Z
 from actloop.suites.lab.env import LabEnv
 from actloop.suites.lab.experiments.thermistor_b import ThermistorEvaluator
 from actloop.suites.lab.instruments import Visibility
+from actloop.suites.lab.physics.heat import T25
 from actloop.suites.lab.platforms.thermal_bench import (
     BLOCK,
     BLOCK_HALF,
@@ -27,12 +29,14 @@ from actloop.suites.lab.platforms.thermal_bench import (
     HOLDER_HALF,
     KEY_TRAVEL,
     ROCKER_THROW_RAD,
+    TEST_CURRENT,
+    WELL_CONDUCTANCE,
     WELL_DEPTH,
     ThermalBench,
 )
 from actloop.suites.lab.readability import visibility
 from actloop.suites.lab.reference.display import Camera, project, read_display, window_corners
-from actloop.suites.lab.reference.thermistor_b import fit_b_r25
+from actloop.suites.lab.reference.thermistor_b import fit_thermistor
 
 METERS = ("thermometer", "ohmmeter")
 
@@ -95,7 +99,7 @@ def measure(env: LabEnv, setpoints: tuple[float, ...] = (30.0, 45.0, 60.0)) -> l
 
 def fit(citations: list[dict[str, object]]) -> dict[str, float]:
     pairs = zip(citations[::2], citations[1::2], strict=True)
-    b, r25 = fit_b_r25([(float(t["value"]), 1000 * float(r["value"])) for t, r in pairs])  # type: ignore[arg-type]
+    b, r25, _ = fit_thermistor([(float(t["value"]), 1000 * float(r["value"])) for t, r in pairs])  # type: ignore[arg-type]
     return {"B": b, "R25": r25}
 
 
@@ -106,7 +110,7 @@ def restore(env: LabEnv) -> None:
 
 
 def test_a_careful_run_succeeds_with_every_milestone(env: LabEnv) -> None:
-    citations = measure(env)
+    citations = measure(env, (30.0, 40.0, 50.0, 60.0, 70.0, 80.0))
     watcher(env).acted = True  # scaffolding: the robot would have carried the probe
     restore(env)
     result = fit(citations)
@@ -115,6 +119,45 @@ def test_a_careful_run_succeeds_with_every_milestone(env: LabEnv) -> None:
     assert all(v.valid for v in verdicts)
     assert score.success and score.process_score == 100, (score.gates, score.milestones)
     assert score.e <= 0.5, score.errors
+
+
+def test_two_temperatures_do_not_suffice_for_b_r25_and_the_leads(env: LabEnv) -> None:
+    citations = measure(env, (30.0, 45.0))
+    watcher(env).acted = True
+    restore(env)
+    env.submit(env.evaluator.targets(), citations)
+    score, _ = env.score()
+    assert not score.gates["evidence"].passed and not score.success
+    assert not score.milestones["L4"].passed and "2 temperatures" in score.milestones["L4"].evidence
+
+
+def test_the_ohmmeter_reads_the_b_law_at_the_bead_plus_the_leads(env: LabEnv) -> None:
+    """Settled in the well at 60 degC, the ohmmeter's true value is the closed form: the B law at the block's
+    temperature raised by the steady self-heating I^2 R / G, plus the leads' resistance, to far within a
+    tenth of the tolerance."""
+    the_bench = bench(env)
+    hidden = env.instance.hidden
+    assert the_bench.lead_ohms == hidden["leads"] and 20.0 <= hidden["leads"] <= 60.0
+    put_probe(env, BLOCK, BLOCK_HALF[2])
+    switch(env, True)
+    the_bench.setpoint = 60.0
+    env.wait(200.0)
+    block = the_bench.network.temperature("block")
+    bead = block
+    for _ in range(50):
+        bead = (
+            block
+            + TEST_CURRENT**2
+            * hidden["R25"]
+            * math.exp(hidden["B"] * (1 / bead - 1 / T25))
+            / WELL_CONDUCTANCE
+        )
+    closed = hidden["R25"] * math.exp(hidden["B"] * (1 / bead - 1 / T25)) + hidden["leads"]
+    shown = 1000.0 * the_bench.true_values(env._world.data)["ohmmeter"]
+    assert shown == pytest.approx(closed, rel=0.003 / 10 / 100)
+    assert shown - hidden["leads"] == pytest.approx(
+        the_bench.network._thermistors["bead"].resistance(bead), rel=1e-5
+    )
 
 
 def test_an_unrestored_bench_fails_only_l6(env: LabEnv) -> None:

@@ -2,8 +2,11 @@
 
 A thermistor probe rests in a holder beside an aluminium block with a well; a heater controller (a rocker
 power switch, setpoint keys, a setpoint display) holds the block near its setpoint; a meter panel shows the
-block's temperature and the probe's resistance. Hidden: B, R25 and the room's temperature. Readings count
-with the probe's stem in the block's well.
+block's temperature and the resistance across the probe's lead. The probe is a two-wire one: the ohmmeter
+reads its two thin constantan leads in series with the thermistor, so two readings fitted by the B law alone
+miss B and R25 by the leads' share (the standard design fits R = r + R25 exp(B (1/T - 1/T25)) over the
+full range). Hidden: B, R25, the leads' resistance and the room's temperature. Readings count with the
+probe's stem in the block's well.
 """
 
 from __future__ import annotations
@@ -22,11 +25,13 @@ from actloop.suites.lab.experiments import Experiment
 from actloop.suites.lab.instance import Instance
 from actloop.suites.lab.instruments import InstrumentLog
 from actloop.suites.lab.platforms.base import Platform
-from actloop.suites.lab.platforms.thermal_bench import ThermalBench
+from actloop.suites.lab.platforms.thermal_bench import LEAD_LENGTH_M, ThermalBench
 from actloop.suites.lab.record import Record
 from actloop.suites.lab.scoring import Check
 from actloop.suites.lab.spec import ExperimentSpec, Parameter, Part, ReadingsAt, log_uniform, uniform
 
+LEADS_OHM = (20.0, 60.0)
+"""The two constantan leads' resistance together (ohm): 2 m of 0.15-0.25 mm wire."""
 SETTLE_C = 0.05
 SETTLE_S = 10.0
 """Settled: the block's and the probe's temperatures each within SETTLE_C over the last SETTLE_S (stated on
@@ -43,12 +48,20 @@ SPEC = specify(
         Parameter("B", "B constant of the thermistor", "K", uniform(3200.0, 4200.0)),
         Parameter("R25", "resistance of the thermistor at 25 degC", "ohm", log_uniform(5000.0, 20000.0)),
         Parameter("room", "temperature of the room", "degC", uniform(19.0, 23.0)),
+        Parameter(
+            "leads",
+            "resistance of the probe's two leads together",
+            "ohm",
+            uniform(LEADS_OHM[0], LEADS_OHM[1]),
+        ),
     ),
     parts=(
         Part("block", "an aluminium block with a well in its top; the heater warms it", restore="fixed"),
         Part(
             "probe",
-            "a thermistor probe (a thin stem below a handle) wired to the ohmmeter; rests in its holder",
+            "a two-wire thermistor probe: the thermistor in the tip of a thin stem below a handle, joined to "
+            f"the ohmmeter by a {LEAD_LENGTH_M:g} m lead of two thin constantan wires; rests in its "
+            "holder",
         ),
         Part("holder", "holds the probe upright by its stem beside the block", restore="fixed"),
         Part(
@@ -63,7 +76,11 @@ SPEC = specify(
             restore="any",
         ),
         Part("thermometer", "shows the block's temperature in degC", restore="fixed"),
-        Part("ohmmeter", "shows the probe's resistance in kohm", restore="fixed"),
+        Part(
+            "ohmmeter",
+            "shows the resistance between the two wires of the probe's lead at its terminals, in kohm",
+            restore="fixed",
+        ),
     ),
     rules=(
         "A reading counts only with the probe's stem in the block's well and the temperature settled: the "
@@ -79,15 +96,16 @@ SPEC = specify(
 def bench(instance: Instance) -> ThermalBench:
     """The thermal bench of ``instance``."""
     h = instance.hidden
-    return ThermalBench(h["B"], h["R25"], h["room"])
+    return ThermalBench(h["B"], h["R25"], h["room"], h["leads"])
 
 
 IN_WELL = "probe in the block's well"
 SETTLED = "temperature settled"
 SETTLE_SAMPLE_S = 0.25
 L2_HOLD_S = 5.0
-SUFFICIENT_TEMPERATURES = 2
-"""L4: two temperatures give B and R25 (the card's three are the evidence gate's)."""
+SUFFICIENT_TEMPERATURES = 3
+"""L4: three temperatures identify B, R25 and the leads' resistance in series (as the card's evidence
+minimum asks)."""
 TEMPERATURE_GAP_C = 5.0
 
 

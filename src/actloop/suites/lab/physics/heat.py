@@ -5,7 +5,9 @@ the room (a fixed temperature); heaters put in power P (W). Temperatures are in 
 ``C dT/dt = Σ G (T_other − T) + P``, linear, so :class:`~.linear.ExactStepper` advances it exactly at any
 step. A thermometer reads its body through its own first-order lag ``dT_th/dt = (T_body − T_th) / τ`` and
 draws no heat. A thermistor is a small body of its own in a body's well, heated by the meter's test current
-(``I² R(T)``, evaluated where each step starts) and read as its resistance by the B law.
+(``I² R(T)``, evaluated where each step starts) and read as its resistance by the B law, through its leads:
+a two-wire ohmmeter reads the thermistor and the leads' resistance in series (the leads' Joule heat warms
+the leads, not the bead).
 """
 
 from __future__ import annotations
@@ -22,11 +24,16 @@ T25 = 298.15  # K, the reference temperature of a thermistor's R25
 class _Thermistor:
     r25: float  # Ω at 25 °C
     b_constant: float  # K
+    lead_resistance: float = 0.0  # Ω, both leads together, in series with the thermistor
     test_current: float = 0.0  # A, while an ohmmeter drives it
 
     def resistance(self, kelvin: float) -> float:
         # The B (beta) law: R(T) = R25 exp(B (1/T − 1/T25)).
         return self.r25 * exp(self.b_constant * (1.0 / kelvin - 1.0 / T25))
+
+    def two_wire(self, kelvin: float) -> float:
+        """What a two-wire ohmmeter reads: the thermistor and its leads in series (Ω)."""
+        return self.resistance(kelvin) + self.lead_resistance
 
     def joule_heat(self, kelvin: float) -> float:
         """The test current's dissipation I² R (W) at the bead's temperature."""
@@ -117,12 +124,15 @@ class ThermalNetwork:
         heat_capacity: float,
         conductance: float,
         temperature: float | None = None,
+        lead_resistance: float = 0.0,
     ) -> None:
         """A thermistor bead (heat capacity J/K) in ``body``'s well, coupled to it by ``conductance`` (W/K):
-        its self-heating raises it ``I² R / conductance`` above the body at steady state."""
+        its self-heating raises it ``I² R / conductance`` above the body at steady state. Its two leads
+        together have ``lead_resistance`` (Ω), in series with it for an ohmmeter (a resistance alloy's,
+        the same at any temperature)."""
         self.add_body(name, heat_capacity, self.temperature(body) if temperature is None else temperature)
         self.set_link(name, body, conductance)
-        self._thermistors[name] = _Thermistor(r25, b_constant)
+        self._thermistors[name] = _Thermistor(r25, b_constant, lead_resistance)
 
     def set_test_current(self, thermistor: str, amps: float) -> None:
         """The current an ohmmeter drives through the thermistor (0 when no meter is connected)."""
@@ -212,5 +222,6 @@ class ThermalNetwork:
         return self._state[name] + self._reference
 
     def resistance(self, thermistor: str) -> float:
-        """What an ideal ohmmeter reads across the thermistor (Ω)."""
-        return self._thermistors[thermistor].resistance(self.temperature(thermistor))
+        """What an ideal two-wire ohmmeter reads across the probe's terminals: the thermistor at its bead's
+        temperature and its leads in series (Ω)."""
+        return self._thermistors[thermistor].two_wire(self.temperature(thermistor))

@@ -6,9 +6,11 @@ The heat model (:mod:`..physics.heat`) is a lumped network stepped every :data:`
 steps: the block exchanges heat with the room and is heated by the controller (proportional to the
 setpoint's excess over the block, up to its maximum power, while the switch is on); the thermistor bead
 exchanges heat with the block while the probe's stem is in the well, with the room otherwise, and is heated
-by the ohmmeter's test current. The switch is a bistable rocker (a hinge held at either end of its travel:
-front half down is on); each key is a sprung slide joint that counts one press each time it is pushed
-past its threshold.
+by the ohmmeter's test current. The probe is a two-wire one: its two thin leads of resistance wire (their
+resistance drawn per instance, the same at any temperature) run from the handle to the ohmmeter, which
+reads them in series with the thermistor. The switch is a bistable rocker (a hinge held at either end of
+its travel: front half down is on); each key is a sprung slide joint that counts one press each time it is
+pushed past its threshold.
 """
 
 from __future__ import annotations
@@ -73,6 +75,8 @@ WELL_CONDUCTANCE = 0.005
 AIR_CONDUCTANCE = 0.0015
 TEST_CURRENT = 50e-6
 """A: the ohmmeter's test current through the thermistor."""
+LEAD_LENGTH_M = 1.0
+"""The probe's lead, handle to meter: two cores of thin constantan wire."""
 IN_WELL_M = 0.004
 """The stem's tip is in a well when it is within this of the well's axis and below half its depth."""
 
@@ -140,16 +144,23 @@ class ThermalBench(FacedPlatform):
 
     drawn_as: ClassVar[dict[str, tuple[str, ...]]] = {"heater_switch": ("rocker",), "setpoint_keys": ("key",)}
 
-    def __init__(self, b_constant: float, r25: float, room_c: float) -> None:
+    def __init__(self, b_constant: float, r25: float, room_c: float, lead_ohms: float = 0.0) -> None:
         self.b_constant = b_constant
         self.r25 = r25
         self.room_c = room_c
+        self.lead_ohms = lead_ohms
         self.network = ThermalNetwork(THERMAL_STEPS / 240.0, room_c + KELVIN)
         self.network.add_body("block", BLOCK_CAPACITY, room_c + KELVIN)
         self.network.set_link("block", ROOM, BLOCK_LOSS)
         self.network.add_heater("heater", "block", 0.0)
         self.network.add_thermistor(
-            "bead", "block", r25=r25, b_constant=b_constant, heat_capacity=BEAD_CAPACITY, conductance=0.0
+            "bead",
+            "block",
+            r25=r25,
+            b_constant=b_constant,
+            heat_capacity=BEAD_CAPACITY,
+            conductance=0.0,
+            lead_resistance=lead_ohms,
         )
         self.network.set_link("bead", "block", 0.0)
         self.network.set_link("bead", ROOM, AIR_CONDUCTANCE)

@@ -1,11 +1,13 @@
 """The reference experimenter for the thermistor's B constant, through the public client only.
 
 It carries the probe by its handle from the holder into the block's well, switches the heater on with the
-rocker, and for each setpoint from 30 to 70 degC (raised with the up key) waits in front of the meter panel
-until both LCDs hold steady, then reads the block's temperature and the probe's resistance from a wrist
-close-up. B and R25 come from a least-squares line of ln R against 1/T (T in kelvin): the slope is B, and
-the line at 1/298.15 K gives ln R25. It then switches the heater off, puts the probe back in its holder and
-submits with every reading it rests on.
+rocker, and for each setpoint from 30 to 80 degC in steps of 10 (raised with the up key) waits in front of
+the meter panel until both LCDs hold steady, then reads the block's temperature and the resistance across
+the probe's lead from a wrist close-up. The probe is a two-wire one, so the reading is the thermistor's and
+its leads' in series: B, R25 and the leads' r come from a least-squares fit of R = r + R25 exp(B (1/T -
+1/298.15 K)) over the six readings (T in kelvin), the leads weighing most in the hottest, smallest ones. It
+then switches the heater off, puts the probe back in its holder and submits with every reading it rests
+on.
 
 Besides the card it knows the bench's visible layout: where the holder, the well, the rocker, the keys and
 the LCD windows are, and the windows' size.
@@ -30,17 +32,54 @@ T25 = 298.15
 
 def fit_b_r25(points: Sequence[tuple[float, float]]) -> tuple[float, float]:
     """(B in K, R25 in ohm) from (temperature in degC, resistance in ohm) pairs at two or more
-    temperatures."""
+    temperatures: the least-squares line of ln R against 1/T - 1/298.15 K."""
+    b, ln_r25, _ = _line(points, 0.0)
+    return b, math.exp(ln_r25)
+
+
+def _line(points: Sequence[tuple[float, float]], series: float) -> tuple[float, float, float]:
+    """(slope, intercept, residual sum of squares) of the least-squares line of ln(R - ``series``) against
+    1/T - 1/298.15 K."""
     xs = [1.0 / (t + KELVIN) - 1.0 / T25 for t, _ in points]
-    ys = [math.log(r) for _, r in points]
+    ys = [math.log(r - series) for _, r in points]
     if len(set(xs)) < 2:
         raise ValueError("readings at two or more temperatures are needed")
     n = len(xs)
     mean_x, mean_y = sum(xs) / n, sum(ys) / n
-    slope = sum((x - mean_x) * (y - mean_y) for x, y in zip(xs, ys, strict=True)) / sum(
-        (x - mean_x) ** 2 for x in xs
-    )
-    return slope, math.exp(mean_y - slope * mean_x)
+    sxx = sum((x - mean_x) ** 2 for x in xs)
+    slope = sum((x - mean_x) * (y - mean_y) for x, y in zip(xs, ys, strict=True)) / sxx
+    intercept = mean_y - slope * mean_x
+    residual = sum((y - intercept - slope * x) ** 2 for x, y in zip(xs, ys, strict=True))
+    return slope, intercept, residual
+
+
+def fit_thermistor(points: Sequence[tuple[float, float]]) -> tuple[float, float, float]:
+    """(B in K, R25 in ohm, r in ohm) of R = r + R25 exp(B (1/T - 1/298.15 K)) from (temperature in degC,
+    resistance in ohm) pairs at three or more temperatures: for each trial r, the least-squares line of
+    ln(R - r) against 1/T; r is the one whose line leaves the least residual (a grid over r below the
+    smallest reading, refined by golden-section search)."""
+    if len({t for t, _ in points}) < 3:
+        raise ValueError("readings at three or more temperatures are needed")
+    low = min(r for _, r in points)
+
+    def cost(series: float) -> float:
+        return _line(points, series)[2]
+
+    grid = [low * (-0.5 + 1.4 * k / 280) for k in range(281)]  # -0.5 to 0.9 of the smallest reading
+    best = min(range(len(grid)), key=lambda k: cost(grid[k]))
+    a, b = grid[max(best - 1, 0)], grid[min(best + 1, len(grid) - 1)]
+    ratio = (math.sqrt(5.0) - 1.0) / 2.0
+    c, d = b - ratio * (b - a), a + ratio * (b - a)
+    for _ in range(80):
+        if cost(c) < cost(d):
+            b, d = d, c
+            c = b - ratio * (b - a)
+        else:
+            a, c = c, d
+            d = a + ratio * (b - a)
+    series = (a + b) / 2.0
+    slope, intercept, _ = _line(points, series)
+    return slope, math.exp(intercept), series
 
 
 HOLDER = (0.15, -0.07, 0.79)
@@ -74,7 +113,7 @@ GRASP = quaternion((0.0, 0.0, -1.0), (0.0, 1.0, 0.0))
 """Fingertips down, closing along y: the probe comes out of a well hanging above where it stood (closing
 along x, it comes out a few millimetres towards the back)."""
 SAFE_Z = 1.05
-SETPOINTS = (30, 40, 50, 60, 70)
+SETPOINTS = (30, 40, 50, 60, 70, 80)
 FIRST_SETPOINT = 25
 STEP_C = 5
 HEAT_S = 60.0
@@ -82,6 +121,8 @@ HEAT_S = 60.0
 CHECK_S = 10.0
 STEADY_C = 0.02
 STEADY_FRACTION = 3e-4
+STEADY_KOHM = 0.0015
+"""Two resistance readings agree within this fraction of the reading, or one count of the LCD."""
 MAX_CHECKS = 30
 
 
@@ -183,7 +224,9 @@ class Experimenter:
         for _ in range(MAX_CHECKS):
             self.lab.wait(CHECK_S)
             now = self.read_meters()
-            if abs(now[1] - last[1]) <= STEADY_C and abs(now[2] - last[2]) <= STEADY_FRACTION * now[2]:
+            if abs(now[1] - last[1]) <= STEADY_C and abs(now[2] - last[2]) <= max(
+                STEADY_FRACTION * now[2], STEADY_KOHM
+            ):
                 return now
             last = now
         raise RuntimeError("the meters never settled")
@@ -207,5 +250,5 @@ def solve(lab: Client) -> dict[str, Any]:
         points.append((temperature, 1000.0 * kilohms))
     me.heater(on=False)
     me.carry_probe(BLOCK, HOLDER)
-    b, r25 = fit_b_r25(points)
+    b, r25, _ = fit_thermistor(points)
     return lab.submit({"B": b, "R25": r25}, citations)
