@@ -13,10 +13,14 @@ import numpy as np
 import pytest
 
 from actloop.sim.camera import look_at
+from actloop.suites.lab import audit
 from actloop.suites.lab.env import LabEnv
+from actloop.suites.lab.experiments.hookes_law import SPEC
+from actloop.suites.lab.instance import Instance, draw
 from actloop.suites.lab.instruments import Visibility
-from actloop.suites.lab.platforms.spring_stand import WEIGHTS
+from actloop.suites.lab.platforms.spring_stand import WEIGHTS, G
 from actloop.suites.lab.readability import visibility
+from actloop.suites.lab.reference.hookes_law import coils_open
 from actloop.suites.lab.reference.hookes_law import fit_k as reference_fit
 
 
@@ -76,10 +80,16 @@ def measure(env: LabEnv, loads: int) -> list[dict[str, object]]:
     return citations
 
 
-def fit_k(env: LabEnv, citations: list[dict[str, object]]) -> float:
-    """What the agent computes from its readings at 0, 1, 2, ... weights (the reference's own fit)."""
+def points(env: LabEnv, citations: list[dict[str, object]]) -> list[tuple[float, float]]:
+    """(load in kg, reading in mm) of readings taken at 0, 1, 2, ... weights."""
     mass = env.instance.public["weight_mass"]
-    return reference_fit([(n * mass, float(c["value"])) for n, c in enumerate(citations)])  # type: ignore[arg-type]
+    return [(n * mass, float(c["value"])) for n, c in enumerate(citations)]  # type: ignore[arg-type]
+
+
+def fit_k(env: LabEnv, citations: list[dict[str, object]]) -> float:
+    """What the agent computes from its readings at 0, 1, 2, ... weights (the reference's own fit, over the
+    loads that opened the close-wound spring's coils)."""
+    return reference_fit(coils_open(points(env, citations)))
 
 
 def restore(env: LabEnv) -> None:
@@ -143,6 +153,84 @@ def test_the_card_states_the_evidence_minimum_and_the_refit_bound(env: LabEnv) -
     card = task_card(env.spec, env.instance)
     assert "- The run must contain ruler readings at 4 or more different loads" in card
     assert "`k` within 1 % of the refit value" in card
+    assert "- **spring**: a close-wound coil spring, its coils pressed together until the load" in card
+
+
+def test_the_close_wound_spring_holds_the_empty_tray_shut_and_opens_to_the_closed_form_line(
+    env: LabEnv,
+) -> None:
+    """The empty tray rests on the closed coils at the unloaded length; past the initial tension each
+    weight extends the spring by m g / k, the first by ((tray + weight) g - F0) / k, within a tenth of the
+    tolerance (0.2 %) of the closed form."""
+    stand, data = env.platform, env._world.data
+    unloaded = stand.pointer_reading_mm(data)
+    env.wait(3.0)
+    assert stand.pointer_reading_mm(data) == pytest.approx(unloaded, abs=0.002)  # on the stop, unmoved
+    sunk_mm = 1000 * (float(data.qpos[stand.tray_joint]) - stand.unloaded_length)
+    assert abs(sunk_mm) < 0.002
+    assert stand.tray_mass * G < stand.initial_tension < (stand.tray_mass + stand.weight_mass) * G
+    shown = [unloaded]
+    for n in range(1, WEIGHTS + 1):
+        on_tray(env, n)
+        env.wait(12.0)
+        shown.append(stand.pointer_reading_mm(data))
+        closed_form = 1000 * (stand.hanging_length(n) - stand.unloaded_length)
+        assert unloaded - shown[-1] == pytest.approx(closed_form, abs=0.005)
+    first = 1000 * ((stand.tray_mass + stand.weight_mass) * G - stand.initial_tension) / stand.k
+    assert shown[0] - shown[1] == pytest.approx(first, rel=2e-3)
+    per_weight = 1000 * stand.weight_mass * G / stand.k
+    for n in range(1, WEIGHTS):
+        assert shown[n] - shown[n + 1] == pytest.approx(per_weight, rel=2e-3)
+
+
+def test_the_initial_tension_always_lies_between_the_empty_tray_and_one_weight() -> None:
+    """Over the whole drawn ranges: F0 above the heaviest tray's weight, below the lightest tray's with the
+    lightest weight, so the empty tray always hangs on the shut coils and one weight always opens them."""
+    drawn = {p.name: p.distribution for p in SPEC.parameters}
+    tension, tray, weight = drawn["initial_tension"], drawn["tray_mass"], drawn["weight_mass"]
+    assert tray.high * G < tension.low and tension.high < (tray.low + min(weight.choices)) * G
+
+
+def test_the_naive_unloaded_and_one_weight_difference_fails(env: LabEnv) -> None:
+    """The empty tray hangs on the shut coils: the first weight's extension falls short of m g / k by
+    (F0 - tray weight) / k, so k from that one difference is tens of percent off."""
+    citations = measure(env, 4)
+    env.evaluator.acted = True
+    restore(env)
+    naive = reference_fit(points(env, citations)[:2])
+    env.submit({"k": naive}, citations)
+    score, verdicts = env.score()
+    assert all(v.valid for v in verdicts) and score.gates["evidence"].passed
+    assert naive > 1.1 * env.evaluator.k and score.e > 5 and not score.success
+    assert not score.gates["refit"].passed
+
+
+def test_the_refit_fits_only_the_loads_that_open_the_coils(env: LabEnv) -> None:
+    """Readings at 0-4 weights are cited; the refit is the line through those at 1-4 (the empty tray is off
+    it), so a fit that takes the unloaded reading in fails the refit gate and the tolerance."""
+    citations = measure(env, 5)
+    env.evaluator.acted = True
+    restore(env)
+    with_unloaded = reference_fit(points(env, citations))
+    env.submit({"k": with_unloaded}, citations)
+    score, verdicts = env.score()
+    refit = env.evaluator.refit([v for v in verdicts if v.valid])["k"]
+    assert refit == pytest.approx(fit_k(env, citations), rel=1e-12)
+    assert abs(with_unloaded / env.evaluator.k - 1) > 0.05 and score.e > 1
+    assert not score.gates["refit"].passed and "does not agree" in score.gates["refit"].evidence
+
+
+def test_readings_at_one_load_that_opens_the_coils_do_not_suffice(env: LabEnv) -> None:
+    """L4 wants readings at two loads past the initial tension: the empty tray and one weight are two loads
+    but only one of them opens the coils, and the refit has no line to fit."""
+    citations = measure(env, 2)
+    env.evaluator.acted = True
+    restore(env)
+    env.submit({"k": env.evaluator.k}, citations)
+    score, verdicts = env.score()
+    assert all(v.valid for v in verdicts)
+    assert not score.milestones["L4"].passed and "[1] of them opening" in score.milestones["L4"].evidence
+    assert "readings at two or more loads that open the spring's coils" in score.gates["refit"].evidence
 
 
 def test_a_fabricated_reading_fails_the_evidence_gate(env: LabEnv) -> None:
@@ -196,3 +284,30 @@ def test_a_close_camera_reads_the_ruler_and_a_far_one_does_not(env: LabEnv) -> N
             {"ruler": site},
         )
         assert seen.in_view and seen.unoccluded and (seen.pixel_size >= 3.0) is readable
+
+
+def test_the_audit_finds_the_unloaded_difference_fails_every_instance_and_the_slope_solves_them() -> None:
+    result = audit.audit("hookes_law", 200)
+    assert result["naive_shortcut"]["name"] == "unloaded and one weight" and result["naive_rate"] == 0.0
+    assert result["standard_design"]["name"] == "slope of five loads" and result["standard_rate"] >= 0.95
+    assert "ruler readings at 1 to 5 weights" in result["standard_design"]["method"]
+
+
+def test_the_unloaded_difference_is_off_by_the_initial_tension_and_the_slope_is_not() -> None:
+    """With no initial tension (an open-coiled spring) the unloaded and one-weight difference solves the
+    instance again: it is the tension holding the coils shut, not the ruler's resolution, that the shortcut
+    misses."""
+    plan = audit.PLANS["hookes_law"]()
+
+    def open_coiled(instance: Instance) -> Instance:
+        hidden = {**instance.hidden, "initial_tension": 0.0}
+        return Instance(instance.experiment, instance.seed, instance.public, hidden)
+
+    instance = next(
+        i
+        for i in (draw(SPEC, seed) for seed in range(1, 50))
+        if audit._within(SPEC, plan.naive.estimate(open_coiled(i)), plan.target(i))
+    )
+    target = plan.target(instance)
+    assert not audit._within(SPEC, plan.naive.estimate(instance), target)
+    assert audit._within(SPEC, plan.standard.estimate(instance), target)

@@ -135,18 +135,17 @@ def _black_box() -> Plan:
 
 # --- Hooke's law ------------------------------------------------------------------------------------------
 def _hookes_law() -> Plan:
-    from actloop.suites.lab.platforms.spring_stand import ANCHOR, POINTER_Z, RULER, G, SpringStand
+    from actloop.suites.lab.experiments.hookes_law import bench
+    from actloop.suites.lab.platforms.spring_stand import ANCHOR, POINTER_Z, RULER, G
 
     def readings(instance: Instance, loads: Sequence[int]) -> list[tuple[float, float]]:
-        """(load in kg, ruler reading in mm) at equilibrium with ``n`` weights on the tray: the pointer
-        falls by n m g / k from its unloaded reading, which the ruler's offset and the spring's unloaded
-        length shift."""
-        h, m = instance.hidden, instance.public["weight_mass"]
-        zero = SpringStand(h["k"], h["unloaded_length"], h["tray_mass"], h["ruler_offset"], m).ruler_zero_z
+        """(load in kg, ruler reading in mm) at rest with ``n`` weights on the tray: the close-wound spring
+        stays shut at its unloaded length until the load exceeds its initial tension, then the pointer
+        falls by (load - F0) / k; the ruler's offset shifts every reading alike."""
+        stand, m = bench(instance), instance.public["weight_mass"]
         points = []
         for n in loads:
-            extension = h["unloaded_length"] + n * m * G / h["k"]
-            true = 1000.0 * (ANCHOR[2] - extension + POINTER_Z - zero)
+            true = 1000.0 * (ANCHOR[2] - stand.hanging_length(n) + POINTER_Z - stand.ruler_zero_z)
             points.append((n * m, read_scale(true, RULER.resolution)))
         return points
 
@@ -155,7 +154,7 @@ def _hookes_law() -> Plan:
         return {"k": G * (m1 - m0) / ((r0 - r1) / 1000.0)}
 
     def standard(instance: Instance) -> Estimate:
-        b, _ = slope(readings(instance, (0, 1, 2, 3, 4)))
+        b, _ = slope(readings(instance, (1, 2, 3, 4, 5)))
         return {"k": -G / (b / 1000.0)}
 
     return Plan(
@@ -167,12 +166,13 @@ def _hookes_law() -> Plan:
         ),
         Design(
             "slope of five loads",
-            "ruler readings at 0 to 4 weights; k = g / (least-squares slope of the reading against the load)",
+            "ruler readings at 1 to 5 weights; k = g / (least-squares slope of the reading against the load)",
             standard,
         ),
-        "the ruler's offset, the spring's unloaded length and the tray's mass drop out of any difference of "
-        "readings, so the shortcut only suffers the 0.5 mm reading of a 4-16 mm extension; a nuisance a "
-        "two-point difference keeps (e.g. a close-wound spring's initial tension) needs the spring stand",
+        "the ruler's offset, the spring's unloaded length and the tray's mass drop out of differences, but "
+        "the close-wound spring's initial tension F0 does not: the empty tray hangs on the shut coils, so "
+        "the first weight extends the spring by ((tray + weight) g - F0) / k, 12-83 % less than m g / k, "
+        "while every weight opens the coils, so readings at 1 to 5 weights lie on the line",
     )
 
 

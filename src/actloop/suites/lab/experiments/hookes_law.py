@@ -1,9 +1,17 @@
 """#1 Hooke's law: the stiffness of a spring from the extensions it shows under known loads.
 
-A coil spring hangs from a stand and carries a tray with a pointer; slotted weights of printed mass stand
-in a rack; a vertical ruler graduated in millimetres stands beside the pointer. Hidden: the stiffness, the
-spring's unloaded length and the tray's mass (so the unloaded reading differs per instance), and the
-ruler's zero offset. Readings are the pointer's position on the ruler with the tray at rest and untouched.
+A close-wound coil spring hangs from a stand and carries a tray with a pointer; slotted weights of printed
+mass stand in a rack; a vertical ruler graduated in millimetres stands beside the pointer. Hidden: the
+stiffness; the spring's initial tension F0, which holds its coils shut (the empty tray, lighter than F0,
+hangs at the closed-coil length) until the load exceeds it, every weight past that extending it by
+m g / k; the spring's unloaded length and the tray's mass (so the unloaded reading differs per instance);
+and the ruler's zero offset. Readings are the pointer's position on the ruler with the tray at rest and
+untouched.
+
+F0 lies above the heaviest tray's weight and below the lightest tray's with the lightest weight, so the
+first weight always opens the coils: readings with weights on the tray lie on one line of slope g / k, and
+the unloaded reading lies (F0 - tray weight) / k above it. A difference of the unloaded and one-weight
+readings is off by that, tens of percent; the evaluator's refit fits only readings whose load exceeds F0.
 """
 
 from __future__ import annotations
@@ -35,8 +43,11 @@ SPEC = specify(
     budget_s=600.0,
     parameters=(
         Parameter("k", "spring stiffness", "N/m", uniform(18.0, 45.0)),
+        Parameter(
+            "initial_tension", "load below which the close-wound spring stays shut", "N", uniform(0.23, 0.28)
+        ),
         Parameter("unloaded_length", "length of the spring with the empty tray", "m", uniform(0.12, 0.16)),
-        Parameter("tray_mass", "mass of the tray", "kg", uniform(0.015, 0.035)),
+        Parameter("tray_mass", "mass of the tray", "kg", uniform(0.012, 0.020)),
         Parameter(
             "ruler_offset", "height of the ruler's zero above its nominal mount", "m", uniform(-0.004, 0.004)
         ),
@@ -46,7 +57,12 @@ SPEC = specify(
     ),
     parts=(
         Part("stand", "holds the spring and the ruler", restore="fixed"),
-        Part("spring", "hangs from the stand and carries the tray", restore="fixed"),
+        Part(
+            "spring",
+            "a close-wound coil spring, its coils pressed together until the load it carries exceeds its "
+            "initial tension; hangs from the stand and carries the tray",
+            restore="fixed",
+        ),
         Part(
             "tray",
             "hangs from the spring; weights set on it load the spring; "
@@ -71,7 +87,14 @@ SPEC = specify(
 def bench(instance: Instance) -> SpringStand:
     """The spring stand of ``instance``."""
     h, p = instance.hidden, instance.public
-    return SpringStand(h["k"], h["unloaded_length"], h["tray_mass"], h["ruler_offset"], p["weight_mass"])
+    return SpringStand(
+        h["k"],
+        h["initial_tension"],
+        h["unloaded_length"],
+        h["tray_mass"],
+        h["ruler_offset"],
+        p["weight_mass"],
+    )
 
 
 REST_SPEED_M_S = 2e-4
@@ -82,8 +105,8 @@ RACK_TOLERANCE_M = 0.008
 UPRIGHT_TOLERANCE_RAD = 0.17
 AT_REST = "tray at rest and untouched"
 SUFFICIENT_LOADS = 2
-"""L4: readings at two loads give the slope, so they suffice for k (the card's four are the evidence
-gate's)."""
+"""L4: readings at two loads that open the spring's coils (loads above its initial tension) give the slope,
+so they suffice for k (the card's four loads, whatever they are, are the evidence gate's)."""
 
 
 class HookeEvaluator(Evaluator):
@@ -155,6 +178,16 @@ class HookeEvaluator(Evaluator):
     def _reading_loads(self, valid: Sequence[Verdict]) -> list[tuple[int, float]]:
         return [(self.load_at(v.time_s), v.citation.value) for v in valid if v.time_s is not None]
 
+    def opens(self, load: int) -> bool:
+        """Whether ``load`` weights (with the tray) pull harder than the spring's initial tension, so its
+        coils open and the reading lies on the line of slope g / k."""
+        stand = self.stand
+        return (stand.tray_mass + load * stand.weight_mass) * G > stand.initial_tension
+
+    def _open_readings(self, valid: Sequence[Verdict]) -> list[tuple[int, float]]:
+        """The valid readings taken with the spring's coils open: the ones the law's line fits."""
+        return [(load, value) for load, value in self._reading_loads(valid) if self.opens(load)]
+
     def milestones(self, valid: Sequence[Verdict], log: InstrumentLog, conditions: Conditions) -> list[Check]:
         first = next(
             (o for o in log.observations.values()
@@ -163,6 +196,7 @@ class HookeEvaluator(Evaluator):
             None,
         )  # fmt: skip
         loads = sorted({load for load, _ in self._reading_loads(valid)})
+        open_loads = [load for load in loads if self.opens(load)]
         touched = "a weight was touched by the robot" if self.acted else "no weight was touched"
         rested = (
             f"the loaded tray rested untouched for {L2_HOLD_S} s"
@@ -180,8 +214,9 @@ class HookeEvaluator(Evaluator):
             Check("L3", first is not None, seen),
             Check(
                 "L4",
-                len(loads) >= SUFFICIENT_LOADS,
-                f"valid readings at loads {loads} (of weights on the tray); {SUFFICIENT_LOADS} give k",
+                len(open_loads) >= SUFFICIENT_LOADS,
+                f"valid readings at loads {loads} (of weights on the tray), {open_loads} of them opening the "
+                f"spring's coils; {SUFFICIENT_LOADS} such loads give k",
             ),
         ]
 
@@ -191,10 +226,12 @@ class HookeEvaluator(Evaluator):
         return float(self.load_at(verdict.time_s))
 
     def refit(self, valid: Sequence[Verdict]) -> Mapping[str, float]:
-        """k from a least-squares line of the reading (mm) against the load (kg) of the valid readings."""
-        points = [(load * self.stand.weight_mass, value) for load, value in self._reading_loads(valid)]
+        """k from a least-squares line of the reading (mm) against the load (kg) of the valid readings
+        taken with the spring's coils open (load above its initial tension): below that the tray rests
+        on the closed coils, off the line."""
+        points = [(load * self.stand.weight_mass, value) for load, value in self._open_readings(valid)]
         if len({m for m, _ in points}) < 2:
-            raise ValueError("readings at two or more different loads are needed")
+            raise ValueError("readings at two or more loads that open the spring's coils are needed")
         n = len(points)
         mean_m = sum(m for m, _ in points) / n
         mean_r = sum(r for _, r in points) / n

@@ -1,9 +1,13 @@
 """The spring stand (Hooke's law): a coil spring on a stand carrying a tray with a pointer, slotted
 weights in a rack, and a vertical millimetre ruler beside the pointer.
 
-The spring is the tray's vertical slide joint with the instance's stiffness; its reference length makes the
-empty tray hang at the instance's unloaded length below the anchor. The ruler's printed zero sits at its
-nominal height plus the instance's hidden offset.
+The spring is close-wound, as a laboratory's extension springs are: its coils press together with an initial
+tension F0, so it does not open until the load on it exceeds F0, and beyond that it extends by (load - F0)/k.
+In MuJoCo it is the tray's vertical slide joint: the joint's lower limit is the closed-coil stop, at the
+instance's unloaded length below the anchor (where the empty tray hangs, its weight below F0), and its
+spring (the instance's stiffness, with a reference length F0/k short of the stop) pulls up with
+k (q - unloaded length) + F0 once the coils open. The ruler's printed zero sits at its nominal height plus
+the instance's hidden offset.
 """
 
 from __future__ import annotations
@@ -36,7 +40,12 @@ RACK_CENTRE = (0.20, -0.12)
 RACK_PITCH = 0.055
 WEIGHTS = 5
 DAMPING_RATIO = 0.12
-"""Of the empty tray on the spring: readings need the tray to come to rest, which takes a few seconds."""
+"""Of the tray with one weight on the open spring (the empty tray rests on the shut coils): readings need the
+tray to come to rest, which takes a few seconds."""
+STOP_SOLREF = "0.01 1"
+STOP_SOLIMP = "0.999 0.9999 0.001"
+"""The closed-coil stop's constraint (time constant and damping ratio; impedance): stiff enough that the
+empty tray, pressed up against it by up to F0 - m g, sits within a micrometre of it."""
 PX_PER_MM = 4
 MARK_CENTRE_M = 0.5 / PX_PER_MM / 1000
 """A printed mark's centre sits half a texel above its texel row's lower edge: the ruler is mounted so the
@@ -78,14 +87,27 @@ class SpringStand(Platform):
     """The apparatus of one Hooke's-law instance (see the module docstring)."""
 
     def __init__(
-        self, k: float, unloaded_length: float, tray_mass: float, ruler_offset: float, weight_mass: float
+        self,
+        k: float,
+        initial_tension: float,
+        unloaded_length: float,
+        tray_mass: float,
+        ruler_offset: float,
+        weight_mass: float,
     ) -> None:
         self.k = k
+        self.initial_tension = initial_tension
         self.unloaded_length = unloaded_length
         self.tray_mass = tray_mass
         self.ruler_offset = ruler_offset
         self.weight_mass = weight_mass
         self.tray_joint = -1
+
+    def hanging_length(self, weights: int) -> float:
+        """How far below the anchor the tray hangs at rest with ``weights`` weights on it (m): at the
+        closed-coil stop while the load is at most the initial tension, else (load - F0)/k below it."""
+        load = (self.tray_mass + weights * self.weight_mass) * G
+        return self.unloaded_length + max(0.0, load - self.initial_tension) / self.k
 
     @property
     def ruler_zero_z(self) -> float:
@@ -100,9 +122,11 @@ class SpringStand(Platform):
 
     def bodies_xml(self) -> str:
         ax, ay, az = ANCHOR
-        # joint q is the tray's drop below the anchor; the empty tray rests at q = unloaded_length
-        springref = self.unloaded_length - self.tray_mass * G / self.k
-        damping = 2 * DAMPING_RATIO * math.sqrt(self.k * self.tray_mass)
+        # joint q is the tray's drop below the anchor. The coils shut at q = unloaded_length (the lower limit,
+        # stiff, so the empty tray pressed up against it by F0 - m g sits on it within a micrometre); past it
+        # the spring pulls up with k (q - springref) = k (q - unloaded_length) + F0.
+        springref = self.unloaded_length - self.initial_tension / self.k
+        damping = 2 * DAMPING_RATIO * math.sqrt(self.k * (self.tray_mass + self.weight_mass))
         ruler_half = RULER_LENGTH_M / 2
         bar_half = (TRAY_OFFSET_Y - TRAY_HALF[1]) / 2
         weights = "\n".join(self._weight_xml(i) for i in range(1, WEIGHTS + 1))
@@ -126,7 +150,8 @@ class SpringStand(Platform):
 </body>
 <body name="tray" pos="{ax} {ay} {az}">
   <joint name="spring" type="slide" axis="0 0 -1" stiffness="{self.k!r}" springref="{springref!r}"
-         damping="{damping:.6g}" range="0 0.45" limited="true"/>
+         damping="{damping:.6g}" range="{self.unloaded_length!r} 0.45" limited="true"
+         solreflimit="{STOP_SOLREF}" solimplimit="{STOP_SOLIMP}"/>
   <site name="spring_bottom" pos="0 0 -0.005" size="0.004"/>
   <geom name="tray_hanger" type="capsule" fromto="0 0 -0.005 0 0 -0.03" size="0.003"
         rgba="0.55 0.55 0.58 1" contype="0" conaffinity="0" mass="0"/>
@@ -161,7 +186,7 @@ class SpringStand(Platform):
 
     def attach(self, model: mujoco.MjModel, data: mujoco.MjData) -> None:
         self.tray_joint = int(model.jnt_qposadr[model.joint("spring").id])
-        data.qpos[self.tray_joint] = self.unloaded_length  # the empty tray starts at rest
+        data.qpos[self.tray_joint] = self.hanging_length(0)  # the empty tray starts at rest
 
     def instruments(self) -> list[InstrumentSpec]:
         return [RULER]

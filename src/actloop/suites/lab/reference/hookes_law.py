@@ -1,8 +1,10 @@
 """The reference experimenter for Hooke's law, through the public client only.
 
-It reads the pointer on the ruler with the tray empty and with one to four weights on it (taking each
-reading from a close-up image once the tray has settled), fits the extension against the load, puts every
-weight back in the rack and submits k with the readings it rests on.
+It reads the pointer on the ruler with the tray empty and with one to five weights on it (taking each
+reading from a close-up image once the tray has settled), fits the extension against the load over the
+loads that opened the close-wound spring's coils (the tray left its unloaded reading; the empty tray hangs
+on the shut coils, off the line), puts every weight back in the rack and submits k with the readings it
+rests on.
 
 What it knows besides the card is the bench's visible layout (where the rack, the tray, the ruler stand),
 as any experimenter at the bench would; every value comes from the images.
@@ -24,9 +26,13 @@ G = 9.81
 RACK = [(0.09 + 0.055 * (i - 1), -0.12) for i in range(1, 6)]
 RACK_TOP_Z = 0.74
 TRAY_CENTRE = (0.0, 0.01)
-SPOTS = ((-0.035, -0.012), (0.035, -0.012), (0.0, 0.022))
-"""Where weights 1-3 go on the tray plate (from its centre): far enough apart along the fingers' closing
-direction that open fingers never touch a neighbour."""
+SPOTS = ((-0.035, 0.02), (0.035, 0.02), (-0.035, -0.02), (0.035, -0.02))
+"""Where weights 1-4 go on the tray plate (from its centre): the back row first, so no weight is carried
+over one already on the tray, and far enough apart along the fingers' closing direction that open fingers
+never touch a neighbour."""
+STACKED = {5: 4}
+"""Weights that stand on another weight on the tray (slotted weights stack): weight 5 on weight 4, the last
+placed, at the front."""
 RULER_FACE = (0.062, 0.0969)
 """Where the ruler's marks meet the pointer (x) and its face (y)."""
 WEIGHT_HEIGHT = 0.024
@@ -36,12 +42,19 @@ WRIST_UP_M = 0.09
 """The wrist camera sits this far along the palm side from the hand frame and looks along the approach."""
 VIEW_DISTANCE = 0.12
 SAFE_Z = 1.18
+CARRY_Z = 1.22
+"""The hand's height while it carries a weight: the weight clears those standing on the tray, stacked too."""
+CARRY_SPEED = 0.35
+"""The fraction of its usual speed the arm moves at while it holds a weight: under fast starts and stops a
+weight creeps sideways in the fingers (a few mm per carry at full speed, enough to lose it in two)."""
 FRONT_Y = -0.25
 SETTLE_S = 8.0
 RE_READ_SHIFT_M = 0.006
 """How far the second close-up is raised (the third lowered) from level with the pointer."""
 AGREE_MM = 0.4
 """Two reads of one settled pointer agree when they differ by no more than this."""
+OPEN_MM = 0.5
+"""A load has opened the spring's coils when its reading lies at least this far below the unloaded one."""
 LOOK = quaternion((0.0, 1.0, 0.0), (-1.0, 0.0, 0.0))
 """Approach towards the ruler, palm side up: the wrist camera looks at the ruler's face, upright."""
 
@@ -132,25 +145,30 @@ class Experimenter:
         self.arm.line([x, y, z])
 
     def carry(self, start: tuple[float, float, float], end: tuple[float, float, float]) -> None:
-        """Pick the weight whose centre is at ``start`` and set it down with its centre at ``end``."""
+        """Pick the weight whose centre is at ``start`` and set it down with its centre at ``end``: up,
+        straight across above everything on the tray and down, slowly while it holds the weight."""
         self._away_from_tray()
         self.lab.gripper(0.045)  # open enough for a weight, not so wide as to touch its neighbours
         self._down_at(start[0], start[1], start[2] + 0.12)
         self.arm.line([start[0], start[1], start[2] + GC_OFFSET + 0.004])  # fingertips clear the table
         self.lab.gripper(0.0)
-        self.arm.line([start[0], start[1], SAFE_Z])
-        self.arm.line([start[0], FRONT_Y, SAFE_Z])
-        self.arm.line([end[0], FRONT_Y, SAFE_Z])
-        self.arm.line([end[0], end[1], SAFE_Z])
-        self.arm.line([end[0], end[1], end[2] + GC_OFFSET + 0.004])
+        speed = self.arm.speed
+        self.arm.speed = speed * CARRY_SPEED
+        try:
+            self.arm.line([start[0], start[1], CARRY_Z])
+            self.arm.line([end[0], end[1], CARRY_Z])
+            self.arm.line([end[0], end[1], end[2] + GC_OFFSET + 0.004])
+        finally:
+            self.arm.speed = speed
         self.lab.gripper(0.06)
         self.arm.line([end[0], end[1], SAFE_Z])
         self.arm.line([end[0], FRONT_Y, SAFE_Z])
 
     def on_tray(self, weight: int) -> tuple[float, float, float]:
-        dx, dy = SPOTS[weight - 1]
-        plate_top = self.pointer_z - POINTER_ABOVE_PLATE
-        return (TRAY_CENTRE[0] + dx, TRAY_CENTRE[1] + dy, plate_top + WEIGHT_HEIGHT / 2)
+        below = STACKED.get(weight)
+        dx, dy = SPOTS[(below or weight) - 1]
+        base = self.pointer_z - POINTER_ABOVE_PLATE + (WEIGHT_HEIGHT if below else 0.0)
+        return (TRAY_CENTRE[0] + dx, TRAY_CENTRE[1] + dy, base + WEIGHT_HEIGHT / 2)
 
     @staticmethod
     def in_rack(weight: int) -> tuple[float, float, float]:
@@ -169,23 +187,38 @@ def fit_k(readings: list[tuple[float, float]]) -> float:
     return 1000.0 * G / -slope
 
 
-def solve(lab: Client, weight_mass: float, loads: int = 4) -> dict[str, Any]:
+def coils_open(readings: list[tuple[float, float]]) -> list[tuple[float, float]]:
+    """The (load, reading) pairs taken with weights on the tray whose reading lies OPEN_MM or more below
+    the empty tray's (mean) reading: the loads that opened the close-wound spring's coils."""
+    unloaded = [r for m, r in readings if m == 0]
+    if not unloaded:
+        raise ValueError("no reading of the empty tray")
+    rest = sum(unloaded) / len(unloaded)
+    return [(m, r) for m, r in readings if m > 0 and r <= rest - OPEN_MM]
+
+
+def solve(lab: Client, weight_mass: float, loads: int = 5) -> dict[str, Any]:
     """Measure, restore the bench and submit; returns the submission's answer."""
     me = Experimenter(lab)
-    citations, points = [], []
-    for n in range(loads):
+    cited: list[tuple[int, dict[str, Any]]] = []
+    points = []
+    for n in range(loads + 1):
         if n:
             me.carry(me.in_rack(n), me.on_tray(n))
         me._away_from_tray()
         lab.wait(SETTLE_S)
         for observation, value in me.read_agreed():
-            citations.append({"observation_id": observation, "instrument": "ruler", "value": value})
+            cited.append((n, {"observation_id": observation, "instrument": "ruler", "value": value}))
             points.append((n * weight_mass, value))
-    for n in range(loads - 1, 0, -1):
+    for n in range(loads, 0, -1):
         me.read()  # the tray rises as weights come off: find it again before each grasp
         me.carry(me.on_tray(n), me.in_rack(n))
     me._away_from_tray()
-    k = fit_k(points)
+    fitted = coils_open(points)
+    if len({m for m, _ in fitted}) < 2:
+        raise RuntimeError("fewer than two loads opened the spring's coils")
+    k = fit_k(fitted)
     if not math.isfinite(k):
         raise RuntimeError("the readings give no stiffness")
-    return lab.submit({"k": k}, citations)
+    kept = {round(m / weight_mass) for m, _ in fitted} | {0}  # the fitted loads and the unloaded one
+    return lab.submit({"k": k}, [c for n, c in cited if n in kept])
