@@ -59,6 +59,29 @@ def test_the_two_point_line_is_off_by_the_leads_and_the_three_parameter_fit_is_n
     assert audit._within(spec, plan.naive.estimate(no_leads), target)
 
 
+def test_one_object_distance_fails_most_lenses_and_the_displacement_method_solves_them() -> None:
+    result = audit.audit("lens_focal_length", 200)
+    assert result["naive_shortcut"]["name"] == "one object distance"
+    assert result["standard_design"]["name"] == "displacement method"
+    assert result["naive_rate"] < 0.35
+    assert result["standard_rate"] == 1.0
+    assert result["guess_midpoint"] < 0.06 and result["guess_best_constant"] < 0.12
+
+
+def test_one_object_distance_is_off_by_the_principal_plane_and_the_displacement_method_is_not() -> None:
+    """With the lens's principal plane on its index mark, one object distance solves the instance again: it
+    is the plane's offset, not noise, that the shortcut misses."""
+    spec = experiment("lens_focal_length").spec
+    plan = audit.PLANS["lens_focal_length"]()
+    instance = next(i for i in (draw(spec, s) for s in range(1, 50)) if i.hidden["f"] < 0.07)
+    target = plan.target(instance)
+    assert not audit._within(spec, plan.naive.estimate(instance), target)
+    assert audit._within(spec, plan.standard.estimate(instance), target)
+    hidden = {**instance.hidden, "principal_offset": 0.0}
+    marked = type(instance)(instance.experiment, instance.seed, instance.public, hidden)
+    assert audit._within(spec, plan.naive.estimate(marked), target)
+
+
 def test_the_best_constant_is_the_largest_overlap_of_the_tolerance_intervals() -> None:
     spec = experiment("hookes_law").spec  # k within 2 %
     targets = [{"k": k} for k in (20.0, 20.5, 20.7, 30.0, 40.0)]

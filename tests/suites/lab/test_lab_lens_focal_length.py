@@ -32,6 +32,7 @@ from actloop.suites.lab.platforms.optical_rail import (
     screen_image,
 )
 from actloop.suites.lab.readability import visibility
+from actloop.suites.lab.reference.lens_focal_length import fit_focal_length
 from actloop.suites.lab.reference.ruler import read_ruler
 
 INDEXES = ("object_index", "lens_index", "screen_index")
@@ -67,14 +68,15 @@ def set_carriage(env: LabEnv, name: str, x: float) -> None:
     env._world.data.qpos[bench._joints[name]] = x - start
 
 
-def focus_at(env: LabEnv, u: float, defocus: float = 0.0) -> None:
-    """Seat the lens u from the slide, move its carriage there and the screen to the image (plus
-    ``defocus``), and let the bench settle."""
-    lens_x = OBJECT_X + u
+def focus_at(env: LabEnv, u: float, defocus: float = 0.0, screen_x: float | None = None) -> None:
+    """Seat the lens with its principal plane u from the slide (its index mark δ nearer the slide), move
+    its carriage there and the screen to the image (plus ``defocus``) unless ``screen_x`` is given, and
+    let the bench settle."""
+    lens_x = OBJECT_X + u - env.instance.hidden["principal_offset"]
     set_carriage(env, "lens", lens_x)
     place_lens(env, (lens_x, RAIL_Y, RAIL_TOP + HOLDER_FLOOR + LENS_HALF[2] + 0.0003))
     f = env.instance.hidden["f"]
-    set_carriage(env, SCREEN.name, lens_x + u * f / (u - f) + defocus)
+    set_carriage(env, SCREEN.name, OBJECT_X + u + u * f / (u - f) + defocus if screen_x is None else screen_x)
     env.wait(1.5)
 
 
@@ -108,15 +110,19 @@ def measure(env: LabEnv) -> list[dict[str, object]]:
     return citations
 
 
-def focal_length(citations: list[dict[str, object]]) -> float:
-    """What the agent computes: f = uv / (u + v) from each focused set of readings, averaged."""
+def pairs(citations: list[dict[str, object]]) -> list[tuple[float, float]]:
+    """The conjugate pairs (u, v) in m read from the index marks of each focused set of readings."""
     values = [float(c["value"]) for c in citations]  # type: ignore[arg-type]
-    estimates = []
+    out = []
     for i in range(0, len(values), 3):
         obj, lens, screen = values[i : i + 3]
-        u, v = lens - obj, screen - lens
-        estimates.append(u * v / (u + v) / 1000)
-    return sum(estimates) / len(estimates)
+        out.append(((lens - obj) / 1000, (screen - lens) / 1000))
+    return out
+
+
+def focal_length(citations: list[dict[str, object]]) -> float:
+    """What the agent computes: f and the principal plane's offset fitted to the conjugate pairs."""
+    return fit_focal_length(pairs(citations))[0]
 
 
 def restore(env: LabEnv) -> None:
@@ -134,6 +140,48 @@ def test_a_careful_run_succeeds_with_every_milestone(env: LabEnv) -> None:
     assert all(v.valid for v in verdicts) and len(verdicts) == 9
     assert score.success and score.e <= 0.5 and score.process_score == 100, score.gates
     assert all(score.milestones[level].passed for level in ("L1", "L2", "L3", "L4"))
+
+
+def test_the_displacement_method_succeeds_with_every_milestone(env: LabEnv) -> None:
+    """The screen fixed D from the slide, the lens at its two focus positions d apart: f = (D² − d²) / 4D
+    whatever the principal plane's offset."""
+    f, distance = env.instance.hidden["f"], 0.45
+    gap = math.sqrt(distance * distance - 4 * distance * f)
+    citations: list[dict[str, object]] = []
+    for u in ((distance - gap) / 2, (distance + gap) / 2):
+        focus_at(env, u, screen_x=OBJECT_X + distance)
+        assert rail(env).blur_diameter() < 1e-9
+        citations += read_all(env)
+    evaluator(env).acted = True
+    restore(env)
+    (first_u, first_v), (second_u, _) = pairs(citations)
+    d_read, gap_read = first_u + first_v, second_u - first_u
+    env.submit({"f": (d_read * d_read - gap_read * gap_read) / (4 * d_read)}, citations)
+    score, verdicts = env.score()
+    assert all(v.valid for v in verdicts) and score.success and score.e <= 0.5, score.gates
+    assert all(score.milestones[level].passed for level in ("L1", "L2", "L3", "L4"))
+
+
+def test_the_image_lies_where_the_thin_lens_law_puts_it_from_the_principal_plane(env: LabEnv) -> None:
+    """The blur circle vanishes where 1 / (u + δ) + 1 / (v − δ) = 1 / f with u and v from the index mark;
+    the thin-lens formula on the marks alone is off by the closed form's bias."""
+    f, delta = env.instance.hidden["f"], env.instance.hidden["principal_offset"]
+    assert 0.005 <= delta <= 0.012
+    for u in (0.20, 2 * f, 3 * f):
+        lens_x = OBJECT_X + u
+        set_carriage(env, "lens", lens_x)
+        place_lens(env, (lens_x, RAIL_Y, RAIL_TOP + HOLDER_FLOOR + LENS_HALF[2] + 0.0003))
+        v = (u + delta) * f / (u + delta - f) + delta  # the image from the mark, closed form
+        set_carriage(env, SCREEN.name, lens_x + v)
+        env.wait(0.5)
+        bench = rail(env)
+        assert bench.blur_diameter() < 1e-4 * FOCUS_BLUR_M  # far under a tenth of the focus bound
+        assert bench.rail is not None
+        image = bench.rail.image()
+        assert image.position == pytest.approx(lens_x + v, abs=1e-9)
+        assert image.magnification == pytest.approx(-(v - delta) / (u + delta), rel=1e-9)
+        naive = u * v / (u + v)
+        assert naive - f == pytest.approx((delta * (u - v) + delta * delta) / (u + v), rel=1e-9)
 
 
 def test_an_unrestored_bench_fails_only_l6(env: LabEnv) -> None:
@@ -260,3 +308,4 @@ def test_the_card_states_the_scale_and_the_focus_bound() -> None:
     assert "a number every 10 mm that counts centimetres (the tick numbered 12 is 120 mm)" in card
     assert f"is at most {1000 * FOCUS_BLUR_M:g} mm across" in card
     assert "36 mm (the lens's clear aperture)" in card
+    assert "the lens's optical centre (its principal plane) is not marked on the frame" in card

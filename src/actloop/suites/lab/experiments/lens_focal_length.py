@@ -2,7 +2,10 @@
 
 A lamp at the rail's left end lights a slide (the object); a lens stands in a stand beside the rail's right
 end; a carriage with a holder and a translucent screen on its own carriage slide on the rail. Hidden: the
-focal length and the offset of the rail scale's printed zero. Readings are index-mark positions on the
+focal length, the offset of the rail scale's printed zero and the distance of the lens's principal plane
+from its frame's centre (which a seated lens has over the carriage's index mark): one object distance with
+the thin-lens formula keeps that offset, a conjugate pair or a fit over several distances removes it.
+Readings are index-mark positions on the
 scale, taken while the lens is seated in the holder and the slide's image on the screen is in focus (its
 blur circle no larger than a close-up camera resolves).
 """
@@ -32,6 +35,11 @@ FOCUS_BLUR_M = 0.0005
 """The image is in focus while its blur circle is at most 0.5 mm across: about two pixels of a camera 14 cm
 from the screen, to which the slide's 2.5 mm squares then look sharp-edged."""
 
+PRINCIPAL_OFFSET = (0.005, 0.012)
+"""The lens's principal plane lies 5 to 12 mm from its frame's centre towards the screen (a meniscus lens in
+its frame): enough that the thin-lens formula at one object distance, read from the index mark, misses 1 %
+on most instances."""
+
 SPEC = specify(
     "lens_focal_length",
     question="Determine the focal length f of the lens in the lens stand, in m.",
@@ -40,6 +48,12 @@ SPEC = specify(
         Parameter("f", "focal length of the lens", "m", uniform(0.06, 0.10)),
         Parameter(
             "scale_offset", "position of the rail scale's zero along the rail", "m", uniform(-0.004, 0.004)
+        ),
+        Parameter(
+            "principal_offset",
+            "distance of the lens's principal plane from its frame's centre, towards the screen",
+            "m",
+            uniform(PRINCIPAL_OFFSET[0], PRINCIPAL_OFFSET[1]),
         ),
     ),
     parts=(
@@ -58,12 +72,16 @@ SPEC = specify(
             "(object_index) is under the slide's plane",
             restore="fixed",
         ),
-        Part("lens", "a converging lens in a frame with a grip on top; stands in the lens stand"),
+        Part(
+            "lens",
+            "a converging lens in a frame with a grip on top; stands in the lens stand; the lens's optical "
+            "centre (its principal plane) is not marked on the frame",
+        ),
         Part("lens_stand", "holds the lens beside the right end of the rail", restore="fixed"),
         Part(
             "lens_carriage",
             "slides on the rail, pushed or pulled by the grip block in front of it; a lens set in its holder "
-            "is seated with its centre on the optical axis above the index mark (lens_index)",
+            "is seated with its frame's centre on the optical axis above the index mark (lens_index)",
             restore="any",
         ),
         Part(
@@ -93,7 +111,8 @@ INDEXES = ("object_index", "lens_index", "screen_index")
 def bench(instance: Instance) -> OpticalRail:
     """The optical rail of ``instance``: one lens, one lens carriage, the screen."""
     h = instance.hidden
-    return OpticalRail((Lens("lens", h["f"], 0.50),), (Carriage("lens", -0.05),), h["scale_offset"])
+    lens = Lens("lens", h["f"], 0.50, h["principal_offset"])
+    return OpticalRail((lens,), (Carriage("lens", -0.05),), h["scale_offset"])
 
 
 class LensEvaluator(Evaluator):

@@ -4,11 +4,15 @@ friction, with a red index mark hanging over the scale), holders that lenses are
 front of the rail, and a translucent screen on its own carriage.
 
 The image on the screen comes from the paraxial model (:mod:`physics.optics`): every lens seated in a
-carriage's holder is a thin lens at its own position; the screen's texture is redrawn before each frame from
-the model's state after the last physics step, the slide's pattern scaled by the chief-ray magnification,
-blurred by the blur circle and dimmed as the illuminance falls with the magnification. A lens counts as
-seated while it stands upright in a holder's slot, and then its optical centre is the holder's (the slot's
-clearance only lets it in). A holder carriage is moved by a grip block in front of the rail.
+carriage's holder is a thin lens at its principal plane; the screen's texture is redrawn before each frame
+from the model's state after the last physics step, the slide's pattern scaled by the chief-ray
+magnification, blurred by the blur circle and dimmed as the illuminance falls with the magnification. A lens
+counts as seated while it stands upright in a holder's slot, and then its frame's centre is over the
+holder's index mark (the slot's clearance only lets it in). A lens's principal plane (its two coincide: the
+lens is thin against the distances on the rail) sits its own distance from the frame's centre towards the
+screen, as it does in a real mount, where the glass's optical centre is not marked: object and image
+distances measured from the index mark are off by that distance, one longer and the other shorter. A
+holder carriage is moved by a grip block in front of the rail.
 
 Readings are the positions of the index marks on the scale (the slide's plane for the lamp, the holder's
 centre for a lens carriage, the screen's plane for the screen carriage), in millimetres from the scale's
@@ -104,11 +108,13 @@ class Carriage:
 
 @dataclass(frozen=True)
 class Lens:
-    """A lens that starts in its own stand: its name, focal length (m) and the stand's x."""
+    """A lens that starts in its own stand: its name, focal length (m), the stand's x, and where its
+    principal plane lies from its frame's centre along the rail, towards the screen (m)."""
 
     name: str
     focal_length: float
     stand_x: float
+    principal_offset: float = 0.0
 
 
 SCREEN = Carriage("screen", 0.25, holder=False)
@@ -376,8 +382,9 @@ class OpticalRail(Platform):
         for lens in self.lenses:
             self.seats[lens.name] = self.seated_in(data, lens.name)
             holder = self.seats[lens.name]
-            if holder is not None:  # the slot centres a seated lens over the index
-                elements.append(ThinLens(self.carriage_x(data, holder), lens.focal_length, LENS_APERTURE))
+            if holder is not None:  # the slot centres a seated lens's frame over the index
+                plane = self.carriage_x(data, holder) + lens.principal_offset
+                elements.append(ThinLens(plane, lens.focal_length, LENS_APERTURE))
         self.rail = Rail(OBJECT_X, tuple(elements), self.carriage_x(data, SCREEN.name))
 
     def blur_diameter(self) -> float:

@@ -5,8 +5,12 @@ block to a first distance from the slide; it holds the screen by the post behind
 back through the wrist camera, and drags the screen along the rail to find the sharpest image (gradient
 energy, coarse steps then fine ones, the focus taken midway between the half-maximum crossings); it lets
 go and reads the object, lens and screen index marks on the rail's scale from level close-ups. From the
-first focal length it sets the lens at 2.5f and 2f from the slide and focuses again, averages
-f = uv / (u + v) over the three, puts the lens back in its stand and submits with the readings.
+first focal length it sets the lens's index mark 2.5f and 2f from the slide's and focuses again. The card
+says the lens's principal plane is not marked: the distances u and v read from the lens's index mark are
+u + δ and v − δ about it for an unknown δ, so it fits f and δ to the conjugate pairs together
+(1 / (u + δ) + 1 / (v − δ) = 1 / f at each), sets the lens once more where the fit puts its principal plane
+just beyond 2f (near u = v a pair fixes f whatever δ: there (u + δ)(v − δ) / (u + v) changes little with δ),
+focuses, fits the four pairs, puts the lens back in its stand and submits with the readings.
 
 What it knows besides the card is the bench's visible layout (where the rail, its scale, the lamp, the
 stand and the carriages stand), as any experimenter at the bench would; every value comes from the images.
@@ -60,6 +64,39 @@ FINE_STEP = 0.001
 FINE_HALF = 0.008
 MIN_V = 0.08
 MAX_SCREEN_X = 0.30
+DELTA_RANGE = 0.03
+LENS_AT = (2.5, 2.0)
+"""After the first pair, the lens's index mark is set these multiples of the first focal length from the
+slide's: magnifications from about 0.7 to 1."""
+LAST_AT = 2.05
+"""The last pair's principal plane (as the first three pairs' fit puts it) this multiple of their f from the
+slide: a magnification just under 1, where the focus search is as sharp as at the others."""
+"""The principal plane's offset from the index mark is sought within ±3 cm."""
+
+
+def fit_focal_length(pairs: list[tuple[float, float]]) -> tuple[float, float]:
+    """(f, δ) from conjugate pairs (u, v) read from the lens's index mark (m): the offset δ of the lens's
+    principal plane (towards the screen) that makes f = (u + δ)(v − δ) / (u + v) agree best over the pairs
+    (least squares), and their mean f there. One pair gives δ = 0."""
+
+    def focals(delta: float) -> list[float]:
+        return [(u + delta) * (v - delta) / (u + v) for u, v in pairs]
+
+    def spread(delta: float) -> float:
+        values = focals(delta)
+        mean = sum(values) / len(values)
+        return sum((x - mean) ** 2 for x in values)
+
+    delta = 0.0
+    if len(pairs) > 1:
+        delta = min((DELTA_RANGE * (k / 300 - 1) for k in range(601)), key=spread)
+        low, high = delta - DELTA_RANGE / 300, delta + DELTA_RANGE / 300
+        for _ in range(60):  # the spread is smooth and single-welled near the grid's best
+            a, b = low + (high - low) / 3, high - (high - low) / 3
+            low, high = (low, b) if spread(a) < spread(b) else (a, high)
+        delta = (low + high) / 2
+    values = focals(delta)
+    return sum(values) / len(values), delta
 
 
 def _image(seen: dict[str, Any]) -> np.ndarray:
@@ -212,7 +249,8 @@ class Experimenter:
 
     def find_focus(self, guess: float | None) -> float:
         """The screen position of the sharpest image (coarse steps out from the lens unless a guess is
-        given, then fine steps around the best), with the screen left there. Every fine step and the last
+        given, then fine steps around the best, recentred on the best up to three times), with the screen
+        left there. Every fine step and the last
         move go the same way along the rail, so the fingers' play on the post is always taken up alike."""
         if guess is None:
             coarse: list[tuple[float, float]] = []
@@ -229,7 +267,7 @@ class Experimenter:
             steps = np.arange(-FINE_HALF, FINE_HALF + 1e-9, FINE_STEP) + guess
             fine = [(float(x), self.sharpness_at(float(x))) for x in steps]
             peak = max(fine, key=lambda s: s[1])[0]
-            if abs(peak - guess) < FINE_HALF - 2 * FINE_STEP:
+            if abs(peak - guess) < 1.5 * FINE_STEP:  # centred on the peak: its half-maximum flanks in view
                 break
             guess = peak
         best = focus(fine)
@@ -243,16 +281,20 @@ def solve(lab: Client) -> dict[str, Any]:
     """Measure, restore the bench and submit; returns the submission's answer."""
     me = Experimenter(lab)
     citations: list[dict[str, Any]] = []
-    estimates: list[float] = []
+    pairs: list[tuple[float, float]] = []
+    f_first = math.nan
     object_mm: float | None = None
     u = 0.20
-    for k in range(3):
+    for k in range(len(LENS_AT) + 2):  # 0.20 m, the LENS_AT multiples, the fitted last
         target = OBJECT_X + u
         if k == 0:
             me.seat_lens()
         me.move_lens(target)
         me.grip_screen()
-        v_guess = None if k == 0 else OBJECT_X + u + u * estimates[0] / (u - estimates[0])
+        v_guess = None
+        if k > 0:  # where the image should be: from the first pair, then from the first three's fit
+            f_fit, delta = fit_focal_length(pairs) if len(pairs) >= 3 else (f_first, 0.0)
+            v_guess = OBJECT_X + u + delta + (u + delta) * f_fit / (u + delta - f_fit)
         me.find_focus(v_guess)
         me.release_screen()
         if object_mm is None:
@@ -263,10 +305,16 @@ def solve(lab: Client) -> dict[str, Any]:
         citations.append({"observation_id": seen_lens, "instrument": "lens_index", "value": lens_mm})
         citations.append({"observation_id": seen_screen, "instrument": "screen_index", "value": screen_mm})
         u_mm, v_mm = lens_mm - object_mm, screen_mm - lens_mm
-        estimates.append(u_mm * v_mm / (u_mm + v_mm) / 1000.0)
-        u = (2.5, 2.0)[k] * estimates[0] if k < 2 else u
+        pairs.append((u_mm / 1000.0, v_mm / 1000.0))
+        if k == 0:
+            f_first = u_mm * v_mm / (u_mm + v_mm) / 1000.0
+        if k < len(LENS_AT):
+            u = LENS_AT[k] * f_first
+        elif k == len(LENS_AT):
+            f_fit, delta = fit_focal_length(pairs)
+            u = LAST_AT * f_fit - delta
     me.stand_lens()
-    f = sum(estimates) / len(estimates)
+    f = fit_focal_length(pairs)[0]
     if not math.isfinite(f):
         raise RuntimeError("the readings give no focal length")
     return lab.submit({"f": f}, citations)
