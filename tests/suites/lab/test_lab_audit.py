@@ -3,6 +3,9 @@ each released manifest."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+
 import pytest
 
 from actloop.cli import main
@@ -11,75 +14,76 @@ from actloop.suites.lab.experiments import experiment, experiment_keys
 from actloop.suites.lab.instance import draw
 
 
-def test_one_reading_at_10_v_fails_most_black_boxes_and_the_slope_solves_them() -> None:
-    result = audit.audit("black_box_resistor", 200)
-    assert result["naive_shortcut"]["name"] == "one reading at 10 V"
-    assert result["naive_rate"] < 0.25
+@dataclass(frozen=True)
+class Shortcut:
+    """An experiment's naive shortcut and standard design in its audit, and the nuisance the shortcut
+    misses."""
+
+    experiment: str
+    naive: str
+    standard: str
+    max_naive_rate: float
+    max_guess_rate: float
+    """The largest share the card alone may guess (the midpoint and the best constant)."""
+    pick: Callable[[dict[str, float]], bool]
+    """Which drawn instance to probe: one whose nuisance is large."""
+    without_nuisance: dict[str, float]
+
+
+SHORTCUTS = (
+    Shortcut(
+        "black_box_resistor",
+        "one reading at 10 V",
+        "slope of five settings",
+        0.25,
+        0.05,
+        lambda h: abs(h["voltmeter_zero"]) > 0.1,
+        {"voltmeter_zero": 0.0, "ammeter_zero": 0.0},
+    ),
+    Shortcut(
+        "thermistor_b",
+        "two temperatures",
+        "six temperatures, leads fitted",
+        0.2,
+        0.05,
+        lambda h: h["leads"] > 40.0,
+        {"leads": 0.0},
+    ),
+    Shortcut(
+        "lens_focal_length",
+        "one object distance",
+        "displacement method",
+        0.35,
+        0.12,
+        lambda h: h["f"] < 0.07,
+        {"principal_offset": 0.0},
+    ),
+)
+
+
+@pytest.mark.parametrize("case", SHORTCUTS, ids=lambda case: case.experiment)
+def test_the_naive_shortcut_fails_most_instances_and_the_standard_design_solves_them(case: Shortcut) -> None:
+    result = audit.audit(case.experiment, 200)
+    assert result["naive_shortcut"]["name"] == case.naive
+    assert result["standard_design"]["name"] == case.standard
+    assert result["naive_rate"] < case.max_naive_rate
     assert result["standard_rate"] == 1.0
-    assert result["guess_midpoint"] == 0.0 and result["guess_best_constant"] < 0.05
+    assert max(result["guess_midpoint"], result["guess_best_constant"]) < case.max_guess_rate
 
 
-def test_the_naive_reading_is_off_by_the_zero_errors_and_the_slope_is_not() -> None:
-    """With the meters' zero errors removed, the single reading solves the instance again: it is the zero
-    errors, not noise, that the shortcut misses."""
-    spec = experiment("black_box_resistor").spec
-    plan = audit.PLANS["black_box_resistor"]()
-    instance = next(i for i in (draw(spec, s) for s in range(1, 50)) if abs(i.hidden["voltmeter_zero"]) > 0.1)
+@pytest.mark.parametrize("case", SHORTCUTS, ids=lambda case: case.experiment)
+def test_without_its_nuisance_the_shortcut_solves_the_instance_again(case: Shortcut) -> None:
+    """It is the nuisance, not noise, that the shortcut misses: on an instance where the nuisance is large
+    the shortcut fails and the standard design succeeds; with the nuisance removed the shortcut succeeds."""
+    spec = experiment(case.experiment).spec
+    plan = audit.PLANS[case.experiment]()
+    instance = next(i for i in (draw(spec, s) for s in range(1, 50)) if case.pick(i.hidden))
     target = plan.target(instance)
     assert not audit._within(spec, plan.naive.estimate(instance), target)
     assert audit._within(spec, plan.standard.estimate(instance), target)
-    zeroed = type(instance)(
-        instance.experiment,
-        instance.seed,
-        instance.public,
-        {**instance.hidden, "voltmeter_zero": 0.0, "ammeter_zero": 0.0},
-    )
-    assert audit._within(spec, plan.naive.estimate(zeroed), target)
-
-
-def test_two_temperatures_fail_most_thermistors_and_the_fit_with_the_leads_solves_them() -> None:
-    result = audit.audit("thermistor_b", 200)
-    assert result["naive_shortcut"]["name"] == "two temperatures"
-    assert result["naive_rate"] < 0.2
-    assert result["standard_rate"] == 1.0
-    assert result["guess_midpoint"] == 0.0 and result["guess_best_constant"] < 0.05
-
-
-def test_the_two_point_line_is_off_by_the_leads_and_the_three_parameter_fit_is_not() -> None:
-    """With the leads' resistance removed, two temperatures solve the instance again: it is the leads in
-    series, not noise, that the shortcut misses."""
-    spec = experiment("thermistor_b").spec
-    plan = audit.PLANS["thermistor_b"]()
-    instance = next(i for i in (draw(spec, s) for s in range(1, 50)) if i.hidden["leads"] > 40.0)
-    target = plan.target(instance)
-    assert not audit._within(spec, plan.naive.estimate(instance), target)
-    assert audit._within(spec, plan.standard.estimate(instance), target)
-    hidden = {**instance.hidden, "leads": 0.0}
-    no_leads = type(instance)(instance.experiment, instance.seed, instance.public, hidden)
-    assert audit._within(spec, plan.naive.estimate(no_leads), target)
-
-
-def test_one_object_distance_fails_most_lenses_and_the_displacement_method_solves_them() -> None:
-    result = audit.audit("lens_focal_length", 200)
-    assert result["naive_shortcut"]["name"] == "one object distance"
-    assert result["standard_design"]["name"] == "displacement method"
-    assert result["naive_rate"] < 0.35
-    assert result["standard_rate"] == 1.0
-    assert result["guess_midpoint"] < 0.06 and result["guess_best_constant"] < 0.12
-
-
-def test_one_object_distance_is_off_by_the_principal_plane_and_the_displacement_method_is_not() -> None:
-    """With the lens's principal plane on its index mark, one object distance solves the instance again: it
-    is the plane's offset, not noise, that the shortcut misses."""
-    spec = experiment("lens_focal_length").spec
-    plan = audit.PLANS["lens_focal_length"]()
-    instance = next(i for i in (draw(spec, s) for s in range(1, 50)) if i.hidden["f"] < 0.07)
-    target = plan.target(instance)
-    assert not audit._within(spec, plan.naive.estimate(instance), target)
-    assert audit._within(spec, plan.standard.estimate(instance), target)
-    hidden = {**instance.hidden, "principal_offset": 0.0}
-    marked = type(instance)(instance.experiment, instance.seed, instance.public, hidden)
-    assert audit._within(spec, plan.naive.estimate(marked), target)
+    hidden = {**instance.hidden, **case.without_nuisance}
+    plain = type(instance)(instance.experiment, instance.seed, instance.public, hidden)
+    assert audit._within(spec, plan.naive.estimate(plain), target)
 
 
 def test_the_best_constant_is_the_largest_overlap_of_the_tolerance_intervals() -> None:
