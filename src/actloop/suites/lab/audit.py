@@ -241,7 +241,7 @@ def _lens() -> Plan:
 
 # --- thermistor B -----------------------------------------------------------------------------------------
 def _thermistor() -> Plan:
-    from actloop.suites.lab.physics.heat import T25
+    from actloop.suites.lab.physics.heat import Thermistor
     from actloop.suites.lab.platforms.thermal_bench import (
         OHMMETER,
         TEST_CURRENT,
@@ -255,16 +255,15 @@ def _thermistor() -> Plan:
         temperature: the bead runs warmer than the block by its Joule heat over the well's conductance, and
         the two-wire ohmmeter reads the leads in series with it."""
         h = instance.hidden
+        probe = Thermistor(h["R25"], h["B"], h["leads"], TEST_CURRENT)
         thermometer, ohmmeter = Meter(THERMOMETER, instance.noise_key), Meter(OHMMETER, instance.noise_key)
         out = []
         for t in celsius:
             block = t + 273.15
             bead = block
             for _ in range(20):  # the steady state of the bead's heat balance
-                ohms = h["R25"] * math.exp(h["B"] * (1.0 / bead - 1.0 / T25))
-                bead = block + TEST_CURRENT**2 * ohms / WELL_CONDUCTANCE
-            ohms = h["R25"] * math.exp(h["B"] * (1.0 / bead - 1.0 / T25)) + h["leads"]
-            out.append((thermometer.read(t), 1000.0 * ohmmeter.read(ohms / 1000.0)))
+                bead = block + probe.joule_heat(bead) / WELL_CONDUCTANCE
+            out.append((thermometer.read(t), 1000.0 * ohmmeter.read(probe.two_wire(bead) / 1000.0)))
         return out
 
     def naive(instance: Instance) -> Estimate:

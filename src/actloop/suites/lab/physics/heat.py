@@ -21,7 +21,9 @@ T25 = 298.15  # K, the reference temperature of a thermistor's R25
 
 
 @dataclass
-class _Thermistor:
+class Thermistor:
+    """A bead thermistor on two leads: the B law, what a two-wire ohmmeter reads, its self-heating."""
+
     r25: float  # Ω at 25 °C
     b_constant: float  # K
     lead_resistance: float = 0.0  # Ω, both leads together, in series with the thermistor
@@ -54,7 +56,7 @@ class ThermalNetwork:
         self._links: dict[frozenset[str], float] = {}  # {a, b} → W/K
         self._heaters: dict[str, tuple[str, float, bool]] = {}  # name → (body, W, on)
         self._thermometers: dict[str, tuple[str, float]] = {}  # name → (body, τ)
-        self._thermistors: dict[str, _Thermistor] = {}  # each is also a body of the same name
+        self._thermistors: dict[str, Thermistor] = {}  # each is also a body of the same name
         self._state: dict[str, float] = {}  # body and thermometer temperatures − reference (K)
         self._stepper: ExactStepper | None = None
         self._forcing: list[float] | None = None
@@ -132,7 +134,7 @@ class ThermalNetwork:
         the same at any temperature)."""
         self.add_body(name, heat_capacity, self.temperature(body) if temperature is None else temperature)
         self.set_link(name, body, conductance)
-        self._thermistors[name] = _Thermistor(r25, b_constant, lead_resistance)
+        self._thermistors[name] = Thermistor(r25, b_constant, lead_resistance)
 
     def set_test_current(self, thermistor: str, amps: float) -> None:
         """The current an ohmmeter drives through the thermistor (0 when no meter is connected)."""
