@@ -18,6 +18,7 @@ import pytest
 
 from actloop.errors import ConfigError
 from actloop.suites.lab import sandbox as sandbox_module
+from actloop.suites.lab import sandbox_namespaces
 from actloop.suites.lab.experiments import experiment, experiment_keys
 from actloop.suites.lab.instance import draw
 from actloop.suites.lab.sandbox import Limits, Sandbox, agent_python_dir
@@ -324,7 +325,7 @@ def test_model_api_network_has_a_route_out_but_not_the_hosts_services(
     listener.bind(("0.0.0.0", 0))
     listener.listen()
     port = listener.getsockname()[1]
-    hosts = ["127.0.0.1", "10.0.2.2", *sandbox_module._host_addresses()]
+    hosts = ["127.0.0.1", "10.0.2.2", *sandbox_namespaces.host_addresses()]
     probe = f"""
 import json, socket
 routes = open("/proc/net/route").read().split("\\n")[1:]
@@ -402,7 +403,7 @@ def test_the_agent_dies_with_the_evaluator(agent_python: Path, tmp_path: Path) -
     while not _running(f"sleep\0{marker}") and time.monotonic() < deadline:
         time.sleep(0.05)
     assert _running(f"sleep\0{marker}")
-    if not sandbox_module._reaped():  # then bubblewrap alone guards it, from a moment after its start
+    if not sandbox_namespaces.reaped():  # then bubblewrap alone guards it, from a moment after its start
         time.sleep(1)
     evaluator.kill()
     evaluator.wait()

@@ -36,7 +36,8 @@ def add_commands(commands: Any) -> None:
     serve = sub.add_parser("serve", help="serve one instance of an experiment to an agent on 127.0.0.1")
     _episode_arguments(serve)
     serve.set_defaults(handler=serve_command)
-    from actloop.suites.lab.sandbox import LIMIT_OPTIONS, NETWORKS, Limits
+    from actloop.suites.lab.sandbox import LIMIT_OPTIONS, Limits
+    from actloop.suites.lab.sandbox_namespaces import NETWORKS
 
     defaults = Limits()
     run = sub.add_parser(

@@ -14,7 +14,8 @@ the bench is reachable through its Unix socket, mounted at :data:`BENCH_SOCKET`,
 host is. ``model-api`` (for coding agents that call their model's API) adds a route out through
 slirp4netns with the host's loopback closed and unreachable routes to the host's own addresses and to
 link-local addresses (cloud metadata), and a resolver (slirp4netns's, which forwards to the host's): the
-internet and the rest of the host's network are reachable, the host's services are not.
+internet and the rest of the host's network are reachable, the host's services are not
+(:mod:`actloop.suites.lab.sandbox_namespaces`).
 
 Limits (:class:`Limits`): memory (data per process), CPU time per process, processes, file size, the
 size of ``/tmp`` (a tmpfs) and of the workspace; :meth:`Limits.text` states them for the card and the
@@ -27,25 +28,23 @@ then reported loudly and recorded as ``isolation: none``.
 from __future__ import annotations
 
 import contextlib
-import functools
-import json
 import os
 import shutil
 import signal
 import stat
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
 from actloop.errors import ConfigError
+from actloop.suites.lab.sandbox_namespaces import NETWORKS, network_for, reaper
 
 AGENT_PACKAGES = ("httpx", "numpy", "scipy", "pillow", "matplotlib")
 """What the agents' Python holds: the client's HTTP library and common scientific packages."""
@@ -58,11 +57,6 @@ BENCH_SOCKET = f"{BENCH_SOCKET_DIR}/lab.sock"
 SYSTEM_DIRS = ("/usr", "/bin", "/lib", "/lib64", "/etc", "/sbin")
 PATH = "/usr/local/bin:/usr/bin:/bin"
 KILL_GRACE_S = 5.0
-NETWORKS = ("none", "model-api")
-SLIRP_DNS = "10.0.2.3"
-"""The resolver slirp4netns serves to the namespace (it forwards queries to the host's)."""
-HOST_CLOSED = ("169.254.0.0/16",)
-"""Closed to a ``model-api`` sandbox besides the host's own addresses: link-local (cloud metadata)."""
 WATCH_S = 0.5
 """How often the workspace's size is checked while the agent runs."""
 CPU_GRACE_S = 5
@@ -239,7 +233,7 @@ class Sandbox:
         """The full command line that runs ``argv`` for the agent, under the per-process limits (and in the
         pids ``cgroup``, joined before anything else runs)."""
         joined = ["sh", "-c", 'echo $$ > "$0" && exec "$@"', str(cgroup / "cgroup.procs")] if cgroup else []
-        limited = [*_reaper(joined), "prlimit", *self.limits.prlimit(), "--"]
+        limited = [*reaper(joined), "prlimit", *self.limits.prlimit(), "--"]
         if self.isolation == "none":
             return [*limited, *argv]
         shown = [Path(d) for d in SYSTEM_DIRS if Path(d).exists()]
@@ -298,7 +292,7 @@ class Sandbox:
                 flush=True,
             )
         start = time.monotonic()
-        with _pids_cgroup(self.limits.processes) as pids, _network(self.network, isolation) as net:
+        with _pids_cgroup(self.limits.processes) as pids, network_for(self.network, isolation) as net:
             command = self.command(argv, net.bwrap_options, pids)
             process = subprocess.Popen(
                 command,
@@ -486,167 +480,6 @@ def _remove_cgroup(cgroup: Path) -> None:
                 with contextlib.suppress(ProcessLookupError):
                     os.kill(int(pid), signal.SIGKILL)
             time.sleep(0.05)
-
-
-@dataclass
-class _Network:
-    """What a run's network needs: bubblewrap's options, the descriptors they name, and what to do once
-    the sandbox has started (give it a route out, then let it go on)."""
-
-    bwrap_options: list[str] = field(default_factory=list)
-    pass_fds: tuple[int, ...] = ()
-    started: Callable[[int], None] = lambda pid: None
-    """Called with the pid of the command that runs bubblewrap once it has started."""
-
-
-@contextmanager
-def _network(network: str, isolation: str) -> Iterator[_Network]:
-    """``none``: bubblewrap's own network namespace is all there is. ``model-api``: bubblewrap waits (its
-    ``--block-fd``) until slirp4netns gives the namespace a route out, with the host's loopback closed."""
-    if network == "none" or isolation == "none":
-        yield _Network()
-        return
-    info_r, info_w = os.pipe()
-    block_r, block_w = os.pipe()
-    opened = {info_r, info_w, block_r, block_w}
-    slirp: list[subprocess.Popen[bytes]] = []
-
-    def close(fd: int) -> None:
-        if fd in opened:
-            opened.discard(fd)
-            os.close(fd)
-
-    def started(root: int) -> None:
-        close(info_w)
-        close(block_r)
-        info = _read_json(info_r)
-        if "child-pid" not in info:
-            return  # bubblewrap failed before it made the namespace (it says why)
-        child = _host_pid(root, int(str(info["child-pid"])))
-        _wait_for_loopback(child)
-        ready_r, ready_w = os.pipe()
-        slirp.append(subprocess.Popen(
-            ["slirp4netns", "--configure", "--mtu=65520", "--disable-host-loopback", "--ready-fd",
-             str(ready_w), "--netns-type=path", f"/proc/{child}/ns/net", "tap0"],
-            pass_fds=(ready_w,), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
-        ))  # fmt: skip
-        os.close(ready_w)
-        ready = os.read(ready_r, 1)
-        os.close(ready_r)
-        if ready != b"1":
-            raise ConfigError("slirp4netns could not give the sandbox its network (--network model-api)")
-        _close_routes(child, HOST_CLOSED + tuple(f"{a}/32" for a in _host_addresses()))
-        os.write(block_w, b"go")
-
-    resolver = Path(tempfile.mkdtemp(prefix="actloop-net-")) / "resolv.conf"
-    resolver.write_text(f"nameserver {SLIRP_DNS}\n")  # slirp4netns forwards it to the host's resolver
-    options = [
-        "--info-fd",
-        str(info_w),
-        "--block-fd",
-        str(block_r),
-        "--ro-bind",
-        str(resolver),
-        "/etc/resolv.conf",
-    ]
-    try:
-        yield _Network(options, (info_w, block_r), started)
-    finally:
-        shutil.rmtree(resolver.parent, ignore_errors=True)
-        for fd in list(opened):
-            close(fd)
-        for process in slirp:
-            process.terminate()
-            process.wait()
-
-
-def _reaper(joined: Sequence[str] = ()) -> list[str]:
-    """What makes the whole sandbox die with the evaluator. bubblewrap's own --die-with-parent is armed only
-    once it has set the sandbox up, so as root the sandbox runs in a process namespace of its own whose
-    first process, a shell that dies with its parent, takes every process in it along; otherwise only the
-    parent-death signal of ``setpriv`` (lost at bubblewrap's start) guards that first moment."""
-    reaper = ["setpriv", "--pdeathsig", "KILL", "--", *joined]  # first: the parent-death signal
-    if _reaped():
-        reaper += ["unshare", "--pid", "--fork", "--kill-child=KILL", "--", "sh", "-c", '"$@"; exit $?', "sh"]
-    return reaper
-
-
-@functools.cache
-def _reaped() -> bool:
-    """Whether this host lets us make the process namespace :func:`_reaper` wants (root, and not a
-    container that withholds it)."""
-    if os.geteuid() != 0 or shutil.which("unshare") is None:
-        return False
-    tried = subprocess.run(["unshare", "--pid", "--fork", "--", "true"], capture_output=True)
-    return tried.returncode == 0
-
-
-def _host_pid(root: int, pid: int) -> int:
-    """The host's pid of the process bubblewrap calls ``pid`` (its info names it in the process namespace
-    :func:`_reaper` made), found among the descendants of ``root``."""
-    if not _reaped():
-        return pid
-    todo = [root]
-    while todo:
-        here = todo.pop()
-        try:
-            status = Path(f"/proc/{here}/status").read_text()
-            spaces = next(line.split()[1:] for line in status.splitlines() if line.startswith("NSpid:"))
-            if len(spaces) >= 2 and int(spaces[1]) == pid:
-                return here
-            for task in Path(f"/proc/{here}/task").iterdir():
-                todo += [int(child) for child in (task / "children").read_text().split()]
-        except (OSError, StopIteration):
-            continue
-    raise ConfigError(f"the sandbox's process {pid} is not among the evaluator's (--network model-api)")
-
-
-def _host_addresses() -> list[str]:
-    """The host's own IPv4 addresses (its services listening on any address answer on each)."""
-    shown = subprocess.run(["ip", "-o", "-4", "addr", "show"], capture_output=True, text=True, check=True)
-    return [line.split()[3].split("/")[0] for line in shown.stdout.splitlines() if len(line.split()) > 3]
-
-
-def _close_routes(pid: int, destinations: Sequence[str]) -> None:
-    """Make ``destinations`` unreachable from the network namespace of ``pid`` (the agent, without any
-    capability, cannot change its routes)."""
-    batch = "".join(f"route add unreachable {destination}\n" for destination in destinations)
-    closed = subprocess.run(
-        ["nsenter", f"--net=/proc/{pid}/ns/net", "ip", "-batch", "-"],
-        input=batch,
-        capture_output=True,
-        text=True,
-    )
-    if closed.returncode != 0:
-        raise ConfigError(
-            f"could not close the host's addresses to the sandbox's network: {closed.stderr.strip()}"
-        )
-
-
-def _wait_for_loopback(pid: int, timeout_s: float = 10.0) -> None:
-    """Wait until bubblewrap has brought up the loopback device in the namespace of ``pid`` (slirp4netns
-    setting up its own device at the same time makes bubblewrap's setup fail)."""
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        try:
-            if "\tlo " in Path(f"/proc/{pid}/net/igmp").read_text():
-                return
-        except OSError:
-            return  # the sandbox ended already
-        time.sleep(0.005)
-
-
-def _read_json(fd: int) -> dict[str, object]:
-    """The JSON object bubblewrap writes to its ``--info-fd`` (empty when it wrote none)."""
-    text = b""
-    while chunk := os.read(fd, 65536):
-        text += chunk
-        try:
-            found = json.loads(text)
-        except ValueError:
-            continue
-        return found if isinstance(found, dict) else {}
-    return {}
 
 
 def _base_prefix(python: Path) -> Path:
