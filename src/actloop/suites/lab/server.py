@@ -66,15 +66,6 @@ def _wait(env: LabEnv, args: dict[str, Any]) -> dict[str, Any]:
     return env.wait(min(seconds, env.spec.budget_s))  # no wait lasts past the budget
 
 
-def _submit(env: LabEnv, args: dict[str, Any]) -> dict[str, Any]:
-    result = _arg(args, "result")
-    if isinstance(result, dict):
-        for name, value in result.items():
-            if isinstance(value, bool):
-                raise LabRequestError(f"result {name} must be a finite number, got {value!r}")
-    return env.submit(result, _arg(args, "citations", []))
-
-
 def _arg(args: dict[str, Any], name: str, default: Any = None) -> Any:
     """A named argument as sent (the bench validates it and says what is wrong)."""
     return args.get(name, default)
@@ -102,7 +93,7 @@ CALLS: dict[str, Callable[[LabEnv, dict[str, Any]], dict[str, Any]]] = {
     "gripper": lambda env, a: env.gripper(_number(a, "width_m")),
     "ik": lambda env, a: env.ik(_arg(a, "position"), _arg(a, "quaternion"), _arg(a, "start")),
     "wait": _wait,
-    "submit": _submit,
+    "submit": lambda env, a: env.submit(_arg(a, "result"), _arg(a, "citations", [])),
     "export": lambda env, a: env.export(_text(a, "logger"), _text(a, "file")),
     "segment": _segment,
     "move_hand": lambda env, a: env.move_hand(_arg(a, "position"), _arg(a, "quaternion")),
