@@ -18,7 +18,8 @@ from actloop.suites.lab.card import task_card
 from actloop.suites.lab.env import LabEnv, LabRequestError
 from actloop.suites.lab.evaluation import ContinuationEvaluator, score_episode
 from actloop.suites.lab.evidence import Conditions, Verdict
-from actloop.suites.lab.experiments import Experiment, experiment_keys, unreleased
+from actloop.suites.lab.experiment import Experiment
+from actloop.suites.lab.experiments import experiment_keys, unreleased
 from actloop.suites.lab.instance import Instance
 from actloop.suites.lab.instruments import DigitalDisplay, InstrumentLog, InstrumentSpec, Visibility
 from actloop.suites.lab.platforms.base import Platform

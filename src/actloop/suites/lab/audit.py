@@ -93,9 +93,9 @@ def slope(points: Sequence[tuple[float, float]]) -> tuple[float, float]:
 
 # --- black-box resistor -----------------------------------------------------------------------------------
 def _black_box() -> Plan:
-    from actloop.suites.lab.env import DT
     from actloop.suites.lab.experiments.black_box_resistor import AMMETER, VOLTMETER, BlackBoxWiring
     from actloop.suites.lab.reference.black_box_resistor import fit_resistance
+    from actloop.suites.lab.rig import DT
 
     def meters(instance: Instance) -> Callable[[float], tuple[float, float]]:
         h = instance.hidden

@@ -9,8 +9,9 @@ import statistics
 import time
 from typing import Any
 
-from actloop.suites.lab.env import HOME_Q, LabEnv
+from actloop.suites.lab.env import LabEnv
 from actloop.suites.lab.experiments import experiment_keys
+from actloop.suites.lab.rig import HOME_Q
 from actloop.suites.lab.server import serving
 from actloop.suites.lab.workspace_files import load_client
 

@@ -26,21 +26,13 @@ import mujoco
 import numpy as np
 
 from actloop.control.ik import ArmIK
-from actloop.errors import ActloopError, EnvError
+from actloop.errors import EnvError
 from actloop.sim.arm import ArmHandle
 from actloop.sim.render import Renderer, encode_png
 from actloop.sim.robot import FINGER_TRAVEL, GC_OFFSET, PANDA_LINKS
 from actloop.sim.scene import RIGHT_ARM, SceneConfig, scene_xml
 from actloop.sim.world import World
-from actloop.suites.lab.cameras import (
-    FIXED_FOVY_DEG,
-    HEIGHT,
-    WIDTH,
-    WRIST_FOVY_DEG,
-    CameraSpec,
-    calibration,
-    wrist_pose,
-)
+from actloop.suites.lab.cameras import HEIGHT, WIDTH, CameraSpec, calibration, wrist_pose
 from actloop.suites.lab.evaluation import score_episode
 from actloop.suites.lab.evidence import Verdict
 from actloop.suites.lab.experiments import experiment
@@ -49,22 +41,12 @@ from actloop.suites.lab.instruments import InstrumentLog, InstrumentPanel
 from actloop.suites.lab.levels import LEVELS
 from actloop.suites.lab.readability import visibility
 from actloop.suites.lab.record import Record
+from actloop.suites.lab.requests import EpisodeOver, LabRequestError, request_vector
+from actloop.suites.lab.rig import ARM, CAMERAS, DT, HOME_Q, MAX_JOINT_SPEED
 from actloop.suites.lab.scoring import Score
 
-PHYSICS_HZ = 240
-DT = 1.0 / PHYSICS_HZ
-ARM = "right"
-HOME_Q = (0.0, -0.785, 0.0, -2.356, 0.0, 1.571, 0.785)
-"""The arm's ready pose (joint angles, rad) at the start of every episode."""
-MAX_JOINT_SPEED = (2.175, 2.175, 2.175, 2.175, 2.61, 2.61, 2.61)
-"""rad/s: a trajectory may change no joint faster than this between consecutive physics steps."""
 GRIPPER_MOVE_S = 0.5
 MAX_TRAJECTORY_STEPS = 240 * 60
-CAMERAS = (
-    CameraSpec("front", FIXED_FOVY_DEG, eye=(0.05, -0.75, 1.30), target=(0.05, 0.10, 0.95)),
-    CameraSpec("side", FIXED_FOVY_DEG, eye=(0.95, 0.15, 1.25), target=(0.05, 0.10, 0.95)),
-    CameraSpec("wrist", WRIST_FOVY_DEG),
-)
 JOINT_LIMITS = tuple(limits for _, _, limits in PANDA_LINKS)
 EXPORT_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}\.csv")
 """What a logger file may be called: a plain name in the workspace."""
@@ -73,14 +55,6 @@ PAD_HALF_LENGTH_M = 0.012
 PALM_CENTRE_M = 0.035
 PALM_HALF_SIZE_M = (0.022, 0.1, 0.025)
 """The palm as a box in the hand frame: its centre along the approach axis and its half sizes."""
-
-
-class LabRequestError(ActloopError):
-    """A call the bench refuses before doing anything (HTTP 422): the message says what to fix."""
-
-
-class EpisodeOver(ActloopError):
-    """The episode has ended (submitted, or out of budget); no further action is possible (HTTP 409)."""
 
 
 @dataclass
@@ -185,7 +159,7 @@ class LabEnv:
 
     # --- T0 ---
     def calibration(self) -> dict[str, Any]:
-        """The cameras' calibration and the robot's published limits."""
+        """The cameras' calibration, the robot's published limits and the bench's published layout."""
         robot = {
             "physics_dt_s": DT,
             "joint_limits_rad": [list(limits) for limits in JOINT_LIMITS],
@@ -199,7 +173,7 @@ class LabEnv:
             "within limits",
             "tracking": "joints follow their targets through position servos and lag under load or contact",
         }
-        return {**calibration(CAMERAS), "robot": robot}
+        return {**calibration(CAMERAS), "robot": robot, "layout": self.platform.layout()}
 
     def robot_state(self) -> dict[str, Any]:
         data = self._world.data
@@ -517,15 +491,3 @@ class LabEnv:
         if self._renderer is not None:
             self._renderer.close()
             self._renderer = None
-
-
-def request_vector(value: Any, length: int, name: str) -> list[float]:
-    """``value`` as ``length`` finite floats, or a LabRequestError saying what is wrong."""
-    if isinstance(value, str) or not isinstance(value, Sequence) or len(value) != length:
-        raise LabRequestError(f"{name} must be a list of {length} numbers")
-    out = []
-    for x in value:
-        if isinstance(x, bool) or not isinstance(x, int | float) or not math.isfinite(x):
-            raise LabRequestError(f"{name} must hold finite numbers, got {x!r}")
-        out.append(float(x))
-    return out

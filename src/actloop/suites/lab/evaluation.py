@@ -12,7 +12,7 @@ import copy
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, ClassVar
 
 import mujoco
 
@@ -33,11 +33,10 @@ from actloop.suites.lab.instance import Instance
 from actloop.suites.lab.instruments import InstrumentLog
 from actloop.suites.lab.platforms.base import Platform
 from actloop.suites.lab.record import Record
+from actloop.suites.lab.rig import ARM, HOME_Q, ROBOT_PREFIX
 from actloop.suites.lab.scoring import Check, Score, score
 from actloop.suites.lab.spec import REFIT_FRACTION, ExperimentSpec
-
-ROBOT_PREFIX = "right_"
-"""Every geom of the bench's arm and hand is named with this prefix."""
+from actloop.suites.lab.watch import ContactWatch, robot_holds_nothing
 
 
 def robot_geom_ids(model: mujoco.MjModel) -> set[int]:
@@ -78,6 +77,56 @@ class Evaluator(ABC):
     def refit(self, valid: Sequence[Verdict]) -> Mapping[str, float | str]:
         """The evaluator's fit of the valid cited readings (∗ experiments); ValueError when they give none."""
         raise ConfigError(f"{self.spec.key} has no refit")
+
+
+class BenchEvaluator(Evaluator):
+    """An evaluator watching the robot on one kind of platform: it notes whether the robot ever touched
+    what :meth:`handled` names (L1's action), hands every step's touched geoms to :meth:`observe`, and
+    checks the bench restored by the platform's rules (:meth:`restore_problems`) with the robot holding
+    nothing."""
+
+    platform_type: ClassVar[type[Platform]]
+    """The kind of platform it watches."""
+    restored_text: ClassVar[str] = "the bench is restored"
+    """What the restore check says when nothing is wrong."""
+
+    def __init__(self, spec: ExperimentSpec, record: Record, instance: Instance, platform: Platform) -> None:
+        super().__init__(spec, record)
+        if not isinstance(platform, self.platform_type):
+            raise TypeError(f"{type(self).__name__} watches a {self.platform_type.__name__}")
+        self.record = record
+        self.instance = instance
+        self.acted = False
+        self._watch: ContactWatch | None = None
+        self._handled: frozenset[int] = frozenset()
+
+    def watch(self, model: mujoco.MjModel) -> ContactWatch:
+        """The contact watch of ``model`` (made on first use)."""
+        if self._watch is None:
+            self._watch = ContactWatch(model)
+            self._handled = self.handled(self._watch)
+        return self._watch
+
+    @abstractmethod
+    def handled(self, watch: ContactWatch) -> frozenset[int]:
+        """The geoms whose touch by the robot counts as acting on the apparatus."""
+
+    @abstractmethod
+    def observe(self, time_s: float, data: mujoco.MjData, touched: set[int]) -> None:
+        """Watch one physics step, given the geoms the robot touches; update ``self.tracker``."""
+
+    @abstractmethod
+    def restore_problems(self, data: mujoco.MjData) -> list[str]:
+        """What is not as the card's restore rules require (the robot's hold is checked besides)."""
+
+    def step(self, time_s: float, model: mujoco.MjModel, data: mujoco.MjData) -> None:
+        touched = self.watch(model).touched(data)
+        self.acted |= not self._handled.isdisjoint(touched)
+        self.observe(time_s, data, touched)
+
+    def restored(self, model: mujoco.MjModel, data: mujoco.MjData) -> Check:
+        problems = [*self.restore_problems(data), *robot_holds_nothing(self.watch(model), data)]
+        return Check("restored", not problems, "; ".join(problems) or self.restored_text)
 
 
 class ContinuationEvaluator(Evaluator):
@@ -188,7 +237,6 @@ def robot_moved(model: mujoco.MjModel, data: mujoco.MjData) -> bool:
     """Whether the robot has left home, judged from the final state: an arm joint away from home or a
     command (arm or gripper) changed. An arm driven back to home with its exact commands reads as unmoved."""
     from actloop.sim.robot import FINGER_TRAVEL
-    from actloop.suites.lab.env import ARM, HOME_Q  # the bench's home (env builds the evaluator)
 
     joints = [model.joint(f"{ARM}_joint{i}") for i in range(1, 8)]
     actuators = [model.actuator(f"{ARM}_act{i}").id for i in range(1, 8)]

@@ -23,6 +23,8 @@ from PIL import Image
 
 from actloop.control.executor import Executor, PlanningError, min_jerk
 from actloop.sim import fixedmath as fm
+from actloop.suites.lab.requests import LabRequestError, request_vector
+from actloop.suites.lab.rig import ARM, CAMERAS, DT, MAX_JOINT_SPEED
 
 if TYPE_CHECKING:
     from actloop.suites.lab.env import LabEnv
@@ -73,7 +75,6 @@ def mask_png(mask: np.ndarray) -> bytes:
 def segment(env: LabEnv, part: str, camera: str) -> dict[str, Any]:
     """The part's mask in ``camera`` (PNG, white where the part is seen) and world points on its visible
     surface, with the pixel count and the points' centroid."""
-    from actloop.suites.lab.env import CAMERAS, LabRequestError
 
     cams = {cam.name: cam for cam in CAMERAS}
     if camera not in cams:
@@ -108,7 +109,6 @@ def segment(env: LabEnv, part: str, camera: str) -> dict[str, Any]:
 
 def move_hand(env: LabEnv, position: Sequence[float], quaternion: Sequence[float]) -> dict[str, Any]:
     """Plan a collision-free path of the hand to the pose and follow it (see the module docstring)."""
-    from actloop.suites.lab.env import ARM, DT, MAX_JOINT_SPEED, LabRequestError, request_vector
 
     env.require_running()
     target_rotation = env.rotation_of(quaternion)

@@ -32,7 +32,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from actloop.suites.lab.env import EpisodeOver, LabEnv, LabRequestError
+from actloop.suites.lab.env import LabEnv
+from actloop.suites.lab.requests import EpisodeOver, LabRequestError
 
 MAX_BODY_BYTES = 64 * 1024 * 1024
 MAX_JSON_DEPTH = 32

@@ -1,52 +1,39 @@
-"""The lab experiments with full specifications and benches, by key."""
+"""The built lab experiments, discovered by module: each module here (not starting with ``_``) is named after
+its experiment's key in the catalogue and defines ``EXPERIMENT``, an
+:class:`~actloop.suites.lab.experiment.Experiment`. Adding a module adds the experiment."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+import importlib
+import pkgutil
+from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from functools import cache
 
-from actloop.errors import UnknownTask
+from actloop.errors import ConfigError, UnknownTask
 from actloop.suites.lab.catalog import CATALOG
-from actloop.suites.lab.instance import Instance
-from actloop.suites.lab.platforms.base import Platform
-from actloop.suites.lab.spec import ExperimentSpec
-
-if TYPE_CHECKING:
-    from actloop.suites.lab.evaluation import Evaluator
-    from actloop.suites.lab.record import Record
+from actloop.suites.lab.experiment import Experiment
 
 
-@dataclass(frozen=True)
-class Experiment:
-    """An experiment's specification, how its bench is built for an instance, and its evaluator
-    (``evaluator(spec, record, instance, platform)``)."""
-
-    spec: ExperimentSpec
-    platform: Callable[[Instance], Platform]
-    evaluator: Callable[[ExperimentSpec, Record, Instance, Platform], Evaluator]
+@cache
+def _modules() -> tuple[str, ...]:
+    """The experiment modules' names (each an experiment key)."""
+    return tuple(m.name for m in pkgutil.iter_modules(__path__) if not m.name.startswith("_"))
 
 
-def _registry() -> dict[str, Experiment]:
-    from actloop.suites.lab.experiments import (
-        black_box_resistor,
-        dye_absorptivity,
-        hookes_law,
-        lens_focal_length,
-        thermistor_b,
-    )
-
-    return {
-        e.spec.key: e
-        for e in (
-            hookes_law.EXPERIMENT,
-            black_box_resistor.EXPERIMENT,
-            thermistor_b.EXPERIMENT,
-            dye_absorptivity.EXPERIMENT,
-            lens_focal_length.EXPERIMENT,
+@cache
+def _load(key: str) -> Experiment:
+    module = importlib.import_module(f"{__name__}.{key}")
+    found = getattr(module, "EXPERIMENT", None)
+    if not isinstance(found, Experiment):
+        raise ConfigError(
+            f"{module.__name__} defines no EXPERIMENT (an actloop.suites.lab.experiment.Experiment)"
         )
-    }
+    if found.spec.key != key:
+        raise ConfigError(
+            f"{module.__name__} defines experiment {found.spec.key!r}; a module is named by its key"
+        )
+    return found
 
 
 _UNRELEASED: dict[str, Experiment] = {}
@@ -56,7 +43,7 @@ _UNRELEASED: dict[str, Experiment] = {}
 @contextmanager
 def unreleased(*added: Experiment) -> Iterator[None]:
     """Serve ``added`` by key while the block runs; they never join :func:`experiment_keys`."""
-    clash = [e.spec.key for e in added if e.spec.key in _registry() or e.spec.key in _UNRELEASED]
+    clash = [e.spec.key for e in added if e.spec.key in _modules() or e.spec.key in _UNRELEASED]
     if clash:
         raise ValueError(f"experiment keys already taken: {clash}")
     _UNRELEASED.update({e.spec.key: e for e in added})
@@ -69,14 +56,19 @@ def unreleased(*added: Experiment) -> Iterator[None]:
 
 def experiment(key: str) -> Experiment:
     """The implemented experiment ``key``; raises UnknownTask naming what exists."""
-    known = {**_registry(), **_UNRELEASED}
-    if key not in known:
+    if key in _UNRELEASED:
+        return _UNRELEASED[key]
+    if key not in _modules():
         planned = "" if key not in {e.key for e in CATALOG} else f" ({key} is catalogued but not built yet)"
-        raise UnknownTask(f"no lab experiment {key!r}{planned}; built: {', '.join(sorted(known))}")
-    return known[key]
+        built = sorted({*_modules(), *_UNRELEASED})
+        raise UnknownTask(f"no lab experiment {key!r}{planned}; built: {', '.join(built)}")
+    return _load(key)
 
 
 def experiment_keys() -> list[str]:
     """Every implemented experiment, in table-6 order."""
     order = {e.key: e.number for e in CATALOG}
-    return sorted(_registry(), key=order.__getitem__)
+    stray = [name for name in _modules() if name not in order]
+    if stray:
+        raise ConfigError(f"experiment modules not named after a catalogued experiment: {stray}")
+    return sorted(_modules(), key=order.__getitem__)

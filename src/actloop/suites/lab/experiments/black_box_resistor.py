@@ -14,10 +14,9 @@ from typing import Any
 import mujoco
 
 from actloop.suites.lab.catalog import specify
-from actloop.suites.lab.env import DT
 from actloop.suites.lab.evaluation import Evaluator, robot_geom_ids
 from actloop.suites.lab.evidence import Conditions, ReadingCitation, Verdict
-from actloop.suites.lab.experiments import Experiment
+from actloop.suites.lab.experiment import Experiment
 from actloop.suites.lab.instance import Instance
 from actloop.suites.lab.instruments import DigitalDisplay, InstrumentLog, InstrumentSpec
 from actloop.suites.lab.physics.circuits import GROUND, Circuit
@@ -30,6 +29,7 @@ from actloop.suites.lab.platforms.circuit_board import (
     Socket,
 )
 from actloop.suites.lab.record import Record
+from actloop.suites.lab.rig import DT
 from actloop.suites.lab.scoring import Check
 from actloop.suites.lab.spec import ExperimentSpec, Parameter, Part, choice, log_uniform, uniform
 

@@ -19,7 +19,7 @@ import numpy as np
 from actloop.suites.lab.catalog import specify
 from actloop.suites.lab.evaluation import Evaluator, robot_geom_ids
 from actloop.suites.lab.evidence import Conditions, ReadingCitation, Verdict
-from actloop.suites.lab.experiments import Experiment
+from actloop.suites.lab.experiment import Experiment
 from actloop.suites.lab.instance import Instance
 from actloop.suites.lab.instruments import InstrumentLog
 from actloop.suites.lab.physics.spectra import Band, Dye

@@ -21,7 +21,7 @@ import mujoco
 from actloop.suites.lab.catalog import specify
 from actloop.suites.lab.evaluation import Evaluator, robot_geom_ids
 from actloop.suites.lab.evidence import Conditions, ReadingCitation, Verdict, distinct
-from actloop.suites.lab.experiments import Experiment
+from actloop.suites.lab.experiment import Experiment
 from actloop.suites.lab.instance import Instance
 from actloop.suites.lab.instruments import InstrumentLog
 from actloop.suites.lab.platforms.base import Platform

@@ -53,6 +53,12 @@ class Platform(ABC):
         what each instrument's display shows now (``shown(name)``): the faces of digital displays."""
         return {}
 
+    def layout(self) -> dict[str, list[float]]:
+        """The bench's published layout: world positions (m) of its visible fixtures and parts at the start,
+        by name, that any experimenter may use (served in the calibration; a test keeps them equal to the
+        scene). Never a hidden value."""
+        return {}
+
     def instruments(self) -> list[InstrumentSpec]:
         """The instruments on this bench."""
         return []

@@ -1,36 +1,33 @@
 """Reference solutions: scripted experimenters that act only through the public client and read every
 value from the instruments, as the seed requires of the solutions that prove each experiment solvable.
 
-Nothing here may import the bench, its physics or its evaluator: only the client, the published
-calibration and what any experimenter may know (the card, the bench's visible layout).
+Discovered by module: the reference of an experiment is the module named after its key, whose
+``solve(lab, public)`` measures through the connected client ``lab``, given the card's public values, and
+submits (returning the submission's answer). The other modules are the references' shared tools (motion,
+reading displays and scales, each platform's operator).
+
+Nothing here may import the bench, its physics or its evaluator, nor anything of actloop (the package is
+copied into an agent's workspace to run there): only the client, the published calibration (with the
+bench's published layout) and what any experimenter may know from the card.
 """
 
-from collections.abc import Callable
+import importlib
+from collections.abc import Callable, Mapping
 from typing import Any
 
-Solver = Callable[[Any, dict[str, float]], dict[str, Any]]
+Solver = Callable[[Any, Mapping[str, float]], dict[str, Any]]
 """A reference: given a connected client and the card's public values, solve and submit."""
 
 
 def reference(experiment: str) -> Solver:
     """The reference experimenter of ``experiment``."""
-    from actloop.suites.lab.reference import (
-        black_box_resistor,
-        dye_absorptivity,
-        hookes_law,
-        lens_focal_length,
-        thermistor_b,
-    )
-
-    solvers: dict[str, Solver] = {
-        "hookes_law": lambda lab, public: hookes_law.solve(lab, public["weight_mass"]),
-        "black_box_resistor": lambda lab, public: black_box_resistor.solve(
-            lab, public["voltmeter_resistance"]
-        ),
-        "dye_absorptivity": lambda lab, public: dye_absorptivity.solve(lab, public["stock_concentration"]),
-        "thermistor_b": lambda lab, public: thermistor_b.solve(lab),
-        "lens_focal_length": lambda lab, public: lens_focal_length.solve(lab),
-    }
-    if experiment not in solvers:
-        raise KeyError(f"no reference experimenter for {experiment!r}")
-    return solvers[experiment]
+    try:
+        module = importlib.import_module(f"{__name__}.{experiment}")
+    except ModuleNotFoundError as err:
+        if err.name != f"{__name__}.{experiment}":
+            raise
+        raise KeyError(f"no reference experimenter for {experiment!r}") from None
+    solve = getattr(module, "solve", None)
+    if not callable(solve):
+        raise KeyError(f"no reference experimenter for {experiment!r} ({module.__name__} has no solve)")
+    return solve  # type: ignore[no-any-return]

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import io
 import math
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -148,8 +149,9 @@ def fit_resistance(points: list[tuple[float, float]], voltmeter_ohms: float) -> 
     return 1.0 / (slope / 1000.0 - 1.0 / voltmeter_ohms)
 
 
-def solve(lab: Client, voltmeter_ohms: float) -> dict[str, Any]:
+def solve(lab: Client, public: Mapping[str, float]) -> dict[str, Any]:
     """Measure, restore the bench and submit; returns the submission's answer."""
+    voltmeter_ohms = public["voltmeter_resistance"]
     me = Experimenter(lab)
     me.carry_box((*BOX_HOME, TABLE_Z), (*SOCKET, BOARD_Z))
     me.rocker(on=True)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import io
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -250,8 +250,9 @@ SCAN_CUVETTE = 5
 BLANK = 0
 
 
-def solve(lab: Client, stock_concentration: float) -> dict[str, Any]:
+def solve(lab: Client, public: Mapping[str, float]) -> dict[str, Any]:
     """Measure, restore the bench and submit; returns the submission's answer."""
+    stock_concentration = public["stock_concentration"]
     me = Experimenter(lab)
     me.cuvette(SCAN_CUVETTE, into_holder=True)
     me.go_to_keys()

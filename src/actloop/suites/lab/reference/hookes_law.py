@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import io
 import math
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -197,8 +198,9 @@ def coils_open(readings: list[tuple[float, float]]) -> list[tuple[float, float]]
     return [(m, r) for m, r in readings if m > 0 and r <= rest - OPEN_MM]
 
 
-def solve(lab: Client, weight_mass: float, loads: int = 5) -> dict[str, Any]:
+def solve(lab: Client, public: Mapping[str, float], loads: int = 5) -> dict[str, Any]:
     """Measure, restore the bench and submit; returns the submission's answer."""
+    weight_mass = public["weight_mass"]
     me = Experimenter(lab)
     cited: list[tuple[int, dict[str, Any]]] = []
     points = []

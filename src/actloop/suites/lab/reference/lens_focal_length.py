@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import io
 import math
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -277,7 +278,7 @@ class Experimenter:
         return best
 
 
-def solve(lab: Client) -> dict[str, Any]:
+def solve(lab: Client, public: Mapping[str, float]) -> dict[str, Any]:
     """Measure, restore the bench and submit; returns the submission's answer."""
     me = Experimenter(lab)
     citations: list[dict[str, Any]] = []

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import io
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -232,7 +232,7 @@ class Experimenter:
         raise RuntimeError("the meters never settled")
 
 
-def solve(lab: Client) -> dict[str, Any]:
+def solve(lab: Client, public: Mapping[str, float]) -> dict[str, Any]:
     """Measure, restore the bench and submit; returns the submission's answer."""
     me = Experimenter(lab)
     me.face_panel()  # first from the start
