@@ -37,8 +37,9 @@ from actloop.suites.lab.platforms.circuit_board import (
     CircuitBoard,
 )
 from actloop.suites.lab.readability import visibility
-from actloop.suites.lab.reference.black_box_resistor import HAND, LCD_SIZE, LCD_Z, LCDS, VIEW_HEIGHT
+from actloop.suites.lab.reference.black_box_resistor import CELLS
 from actloop.suites.lab.reference.black_box_resistor import fit_resistance as reference_fit
+from actloop.suites.lab.reference.circuit_board import HAND, VIEW_HEIGHT
 from actloop.suites.lab.reference.display import Camera, project, read_display, window_corners
 
 SEED = 4
@@ -331,9 +332,11 @@ def test_the_displays_show_what_the_instrument_log_says() -> None:
         seat(env)
         power(env, True)
         board(env).setting = 6
-        x = sum(c[0] for c, _ in LCDS.values()) / 2
-        y = LCDS["voltmeter"][0][1] - 0.09
-        target = env.ik([x, y, LCD_Z + VIEW_HEIGHT], HAND)
+        layout = env.calibration()["layout"]
+        lcds = {name: layout[f"{name}_lcd"] for name in CELLS}
+        x = (lcds["voltmeter"][0] + lcds["ammeter"][0]) / 2
+        y = lcds["voltmeter"][1] - 0.09
+        target = env.ik([x, y, lcds["voltmeter"][2] + VIEW_HEIGHT], HAND)
         env._arm.set_configuration(env._world.data, np.array(target["joints"]), gripper_open=True)
         env._world.data.ctrl[env._arm_actuators] = target["joints"]
         env.wait(1.0)
@@ -342,8 +345,8 @@ def test_the_displays_show_what_the_instrument_log_says() -> None:
         robot = seen["robot"]
         camera = Camera.wrist(env.calibration(), robot["hand_position"], robot["hand_quaternion"])
         observation = env.instrument_log.observations[seen["observation_id"]]
-        for name, ((cx, cy), cells) in LCDS.items():
-            corners = window_corners((cx, cy, LCD_Z), (1, 0, 0), (0, 1, 0), *LCD_SIZE)
+        for name, cells in CELLS.items():
+            corners = window_corners(tuple(lcds[name]), (1, 0, 0), (0, 1, 0), *layout["lcd_window_size"])
             text = read_display(image, project(corners, camera), cells)
             assert float(text) == observation.shown[name]
             assert any(v.readable for v in observation.views_of(name))

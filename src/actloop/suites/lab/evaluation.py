@@ -96,6 +96,7 @@ class BenchEvaluator(Evaluator):
             raise TypeError(f"{type(self).__name__} watches a {self.platform_type.__name__}")
         self.record = record
         self.instance = instance
+        self.platform = platform
         self.acted = False
         self._watch: ContactWatch | None = None
         self._handled: frozenset[int] = frozenset()

@@ -25,10 +25,12 @@ import mujoco
 import numpy as np
 
 from actloop.sim.scene import TABLE_TOP_Z, WORLD_GEOM
-from actloop.suites.lab.instruments import InstrumentSpec, LoggerSpec
+from actloop.suites.lab.instruments import DigitalDisplay, InstrumentSpec, LoggerSpec
 from actloop.suites.lab.physics.circuits import Circuit
 from actloop.suites.lab.platforms.base import ReadingSite
 from actloop.suites.lab.platforms.display import DisplayFace, FacedPlatform
+from actloop.suites.lab.rig import DT
+from actloop.suites.lab.spec import Part
 
 BOARD_CENTRE = (0.07, 0.0)
 BOARD_HALF = (0.2, 0.15, 0.006)
@@ -75,6 +77,15 @@ DISPLAY_SIZE_M = (0.07, 0.02)
 """An LCD window's width and height."""
 
 
+LCD_LIFT_M = 0.0011
+"""The LCD face's centre above its meter case's top."""
+LCD_SURFACE_M = 0.0021
+"""The LCD window's surface above its meter case's top (LCD_LIFT_M and the face's half depth)."""
+LAYOUT_DECIMALS = 6
+"""Published positions are rounded to the micrometre (exact for the bench's designed dimensions)."""
+NUMBER_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+
+
 @dataclass(frozen=True)
 class ComponentBox:
     """A component box: its name and where it stands on the table at the start (its centre, x and y)."""
@@ -115,6 +126,71 @@ class BoardState:
     seated: dict[str, str | None]
 
 
+VOLTMETER = InstrumentSpec(
+    "voltmeter", "V", DigitalDisplay(5, 3, min_digit_px=10.0), refresh_hz=4.0, noise_sd=0.0008
+)
+AMMETER = InstrumentSpec(
+    "ammeter", "mA", DigitalDisplay(6, 3, min_digit_px=10.0), refresh_hz=4.0, noise_sd=0.0004
+)
+METER_SPOTS = ((0.0, 0.085), (0.115, 0.085))
+"""Where the board's meters lie: the left and the right LCD window's centre."""
+SOCKET = Socket("socket", (0.0, -0.05))
+BOX_SPOTS = ((-0.07, -0.19), (-0.12, -0.19), (-0.17, -0.19))
+"""The pads beside the board where component boxes stand at the start, nearest the socket first."""
+SUPPLY_VOLTS = tuple(float(v) for v in range(11))
+"""The supply's standard settings, volts: 0 at the start, each UP press one more."""
+
+
+def supply_part(setpoints: Sequence[float] = SUPPLY_VOLTS) -> Part:
+    """The DC supply with its rocker and setpoint keys, as the card describes it."""
+    low, high, step = setpoints[0], setpoints[-1], setpoints[1] - setpoints[0]
+    return Part(
+        "supply",
+        f"a DC supply from {low:g} to {high:g} V in steps of {step:g} V (starting at {low:g} V): its red "
+        "rocker switches it on (front end, marked I, pressed down) or off (back end pressed down); the blue "
+        "UP key raises and the orange DOWN key lowers its setting by one step per press",
+        restore="off",
+    )
+
+
+def logger_part(meters: str) -> Part:
+    """The board's data logger recording ``meters`` (in words), worked by the REC key."""
+    rate = NUMBER_WORDS[round(LOGGER_HZ)] if float(LOGGER_HZ).is_integer() else f"{LOGGER_HZ:g}"
+    return Part(
+        LOGGER,
+        f"a data logger under the board, worked by the yellow REC key on the supply: each press starts "
+        f"or stops its recording of {meters}, {rate} rows a second; export its rows to a CSV file",
+        restore="any",
+    )
+
+
+def board_parts(box_text: str = "a box") -> tuple[Part, ...]:
+    """The board and its socket, which every circuit-board experiment has (``box_text`` names what the
+    socket takes)."""
+    return (
+        Part("board", "carries the socket, the supply and the meters", restore="fixed"),
+        Part(
+            "socket",
+            f"a walled seat on the board whose two contacts join {box_text}'s contacts to the circuit",
+            restore="fixed",
+        ),
+    )
+
+
+def meter_part(meter: Meter, role: str, side: str) -> Part:
+    """A meter lying face up on the board: ``role`` says where it sits in the circuit."""
+    spec = meter.spec
+    decimals = spec.display.decimals if isinstance(spec.display, DigitalDisplay) else 0
+    resolution = f"{10.0**-decimals:.{decimals}f}"
+    quantity = {"V": "volts", "mA": "milliamperes", "A": "amperes", "kohm": "kilohms"}[spec.unit]
+    return Part(
+        spec.name,
+        f"a digital {spec.name} {role}, reading {quantity} to {resolution} {spec.unit} on an LCD lying "
+        f"face up on the board ({side})",
+        restore="fixed",
+    )
+
+
 class Wiring(Protocol):
     """An experiment's circuit on the board."""
 
@@ -140,8 +216,8 @@ class CircuitBoard(FacedPlatform):
         sockets: Sequence[Socket],
         boxes: Sequence[ComponentBox],
         meters: Sequence[Meter],
-        setpoints: Sequence[float],
-        dt: float,
+        setpoints: Sequence[float] = SUPPLY_VOLTS,
+        dt: float = DT,
     ) -> None:
         self.wiring = wiring
         self.sockets = tuple(sockets)
@@ -244,7 +320,7 @@ class CircuitBoard(FacedPlatform):
     def _meter_xml(meter: Meter) -> str:
         x, y = meter.centre
         hx, hy, hz = METER_HALF
-        face = meter.face.geom_xml(f"0 0 {hz + 0.0011}", euler=f"{-math.pi / 2!r} 0 0")
+        face = meter.face.geom_xml(f"0 0 {hz + LCD_LIFT_M}", euler=f"{-math.pi / 2!r} 0 0")
         return f"""
 <body name="{meter.spec.name}_meter" pos="{x} {y} {BOARD_TOP_Z + hz}">
   <geom name="{meter.spec.name}_case" type="box" size="{hx} {hy} {hz}" rgba="0.22 0.22 0.25 1" {WORLD_GEOM}/>
@@ -329,6 +405,24 @@ class CircuitBoard(FacedPlatform):
             and abs(z - TABLE_TOP_Z - BOX_HALF[2]) <= 0.002
         )
 
+    # --- published layout ---
+    def layout(self) -> dict[str, list[float]]:
+        """The socket's floor, each box's pad (its home), the rocker's pivot, each key's top and each LCD
+        window's surface centre; and the sizes a hand needs (a box, an LCD window, the rocker's half
+        length)."""
+        key_top = SUPPLY_TOP_Z + 2 * KEY_HALF_HEIGHT + 0.001
+        positions = {
+            **{s.name: [*s.centre, SEAT_Z] for s in self.sockets},
+            **{f"{b.name}_pad": [*b.home, TABLE_TOP_Z] for b in self.boxes},
+            "rocker": [*ROCKER, ROCKER_PIVOT_Z],
+            **{f"key_{name}": [*xy, key_top] for name, xy in KEYS.items()},
+            **{f"{m.spec.name}_lcd": [*m.centre, METER_TOP_Z + LCD_SURFACE_M] for m in self.meters},
+            "box_size": [2 * h for h in BOX_HALF],
+            "lcd_window_size": list(DISPLAY_SIZE_M),
+            "rocker_half_length": [ROCKER_HALF[1]],
+        }
+        return {name: [round(v, LAYOUT_DECIMALS) for v in xyz] for name, xyz in positions.items()}
+
     # --- instruments ---
     def instruments(self) -> list[InstrumentSpec]:
         return [m.spec for m in self.meters]
@@ -345,6 +439,6 @@ class CircuitBoard(FacedPlatform):
     def reading_sites(self, data: mujoco.MjData) -> dict[str, ReadingSite]:
         up = np.array([0.0, 1.0, 0.0])
         return {
-            m.spec.name: m.face.reading_site(np.array([*m.centre, METER_TOP_Z + 0.0021]), up)
+            m.spec.name: m.face.reading_site(np.array([*m.centre, METER_TOP_Z + LCD_SURFACE_M]), up)
             for m in self.meters
         }

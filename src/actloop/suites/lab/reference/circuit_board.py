@@ -1,0 +1,131 @@
+"""The circuit board's operator for reference experimenters: carry a component box between its pad and the
+socket, rock the supply on or off, step its setting with the UP key, and read the meters' LCDs from an
+overhead close-up. Every position comes from the bench's published layout (``calibration()["layout"]``).
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+from PIL import Image
+
+from actloop.suites.lab.reference.display import Camera, project, read_display, window_corners
+from actloop.suites.lab.reference.motion import GC_OFFSET, Arm, Client, quaternion
+
+ROCKER_ARM = 0.016
+"""The rocker is pressed this far in front of (on) or behind (off) its pivot."""
+KEY_PRESS_M = 0.0035
+PAD_HALF = 0.012
+WRIST_BACK_M = 0.09
+"""The wrist camera sits this far along the palm side of the hand frame."""
+VIEW_HEIGHT = 0.22
+SAFE_Z = 0.98
+HAND = quaternion((0.0, 0.0, -1.0), (-1.0, 0.0, 0.0))
+"""Fingertips down, palm side away from the robot: the wrist camera looks down with the far side up."""
+IMAGES_PER_SETTING = 3
+SETTLE_S = 0.8
+READ_GAP_S = 0.3
+MAX_UNREAD = 3
+"""Images per setting that may fail to read before the operator gives up."""
+
+
+class BoardOperator:
+    """Works the board of a connected client; ``cells`` gives each meter's LCD character cells (by name)."""
+
+    def __init__(self, lab: Client, cells: Mapping[str, int]) -> None:
+        self.lab = lab
+        self.arm = Arm(lab)
+        self.calibration = lab.calibration()
+        self.layout: dict[str, list[float]] = self.calibration["layout"]
+        self.cells = dict(cells)
+        self.setting = 0
+
+    def to(self, x: float, y: float, z: float) -> None:
+        self.arm.line([x, y, z], HAND)
+
+    def above(self, x: float, y: float) -> None:
+        """Rise to the safe height, then cross to above (x, y)."""
+        here = self.lab.state()["hand_position"]
+        if here[2] < SAFE_Z - 0.01:
+            self.to(here[0], here[1], SAFE_Z)
+        self.to(x, y, SAFE_Z)
+
+    def rise(self) -> None:
+        """Rise straight up to the safe height."""
+        here = self.lab.state()["hand_position"]
+        self.to(here[0], here[1], SAFE_Z)
+
+    # --- boxes ---
+    def carry_box(self, start: str, end: str) -> None:
+        """Carry the box standing at layout place ``start`` (a pad, the socket) to set it down at ``end``."""
+        (sx, sy, sz), (ex, ey, ez) = self.layout[start], self.layout[end]
+        grip = self.layout["box_size"][2] - PAD_HALF + GC_OFFSET
+        self.lab.gripper(0.055)
+        self.above(sx, sy)
+        self.to(sx, sy, sz + grip)
+        self.lab.gripper(0.0)
+        self.to(sx, sy, SAFE_Z)
+        self.to(ex, ey, SAFE_Z)
+        self.to(ex, ey, ez + 0.0015 + grip)
+        self.lab.gripper(0.055)
+        self.to(ex, ey, SAFE_Z)
+
+    # --- the supply ---
+    def press(self, x: float, y: float, top_z: float, depth: float) -> None:
+        """Press down with closed fingertips at (x, y) to ``depth`` below ``top_z``, and let go."""
+        tip = GC_OFFSET + PAD_HALF
+        self.lab.gripper(0.0)
+        self.to(x, y, top_z + tip + 0.03)
+        self.to(x, y, top_z + tip - depth)
+        self.to(x, y, top_z + tip + 0.03)
+
+    def rocker(self, on: bool) -> None:
+        x, y, z = self.layout["rocker"]
+        self.above(x, y)
+        self.press(x, y + (-ROCKER_ARM if on else ROCKER_ARM), z, 0.001)
+
+    def set_to(self, volts: int) -> None:
+        """Raise the supply's setting to ``volts`` steps with the UP key."""
+        x, y, z = self.layout["key_up"]
+        self.above(x, y)
+        while self.setting < volts:
+            self.press(x, y, z, KEY_PRESS_M)
+            self.setting += 1
+
+    # --- the meters ---
+    def read_meters(self) -> list[tuple[str, dict[str, float]]]:
+        """(observation id, every meter's value) from IMAGES_PER_SETTING overhead images of the LCDs."""
+        centres = [self.layout[f"{name}_lcd"] for name in self.cells]
+        x = (min(c[0] for c in centres) + max(c[0] for c in centres)) / 2
+        y, z = centres[0][1] - WRIST_BACK_M, centres[0][2] + VIEW_HEIGHT
+        self.above(x, y)
+        self.to(x, y, z)
+        self.lab.wait(SETTLE_S)
+        readings = []
+        for _ in range(IMAGES_PER_SETTING + MAX_UNREAD):
+            seen = self.lab.observe()
+            try:
+                values = self.read(seen)
+            except ValueError:
+                continue  # a face read without confidence: look again
+            finally:
+                self.lab.wait(READ_GAP_S)
+            readings.append((str(seen["observation_id"]), values))
+            if len(readings) == IMAGES_PER_SETTING:
+                return readings
+        raise RuntimeError("the meters could not be read")
+
+    def read(self, seen: dict[str, Any]) -> dict[str, float]:
+        """Every meter's value in an observation's wrist image."""
+        robot = seen["robot"]
+        camera = Camera.wrist(self.calibration, robot["hand_position"], robot["hand_quaternion"])
+        image = np.asarray(Image.open(io.BytesIO(seen["images"]["wrist"])).convert("RGB"))
+        size = self.layout["lcd_window_size"]
+        values = {}
+        for name, cells in self.cells.items():
+            corners = window_corners(tuple(self.layout[f"{name}_lcd"]), (1, 0, 0), (0, 1, 0), *size)
+            values[name] = float(read_display(image, project(corners, camera), cells))
+        return values
