@@ -93,7 +93,8 @@ def slope(points: Sequence[tuple[float, float]]) -> tuple[float, float]:
 
 # --- black-box resistor -----------------------------------------------------------------------------------
 def _black_box() -> Plan:
-    from actloop.suites.lab.experiments.black_box_resistor import AMMETER, VOLTMETER, BlackBoxWiring
+    from actloop.suites.lab.experiments.black_box_resistor import BlackBoxWiring
+    from actloop.suites.lab.platforms.circuit_board import AMMETER, VOLTMETER
     from actloop.suites.lab.reference.black_box_resistor import fit_resistance
     from actloop.suites.lab.rig import DT
 
