@@ -1,0 +1,87 @@
+"""Experiments and references are discovered by module: a module named after a catalogued experiment adds
+it; a module that names another experiment, defines none, or is not catalogued is refused with the reason."""
+
+from __future__ import annotations
+
+import inspect
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from actloop.errors import ConfigError, UnknownTask
+from actloop.suites.lab import experiments
+from actloop.suites.lab.experiments import experiment, experiment_keys
+from actloop.suites.lab.reference import reference
+
+
+@pytest.fixture
+def extra_modules(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A second directory of experiment modules, searched after the package's own."""
+    monkeypatch.setattr(experiments, "__path__", [*experiments.__path__, str(tmp_path)])
+    experiments._modules.cache_clear()
+    experiments._load.cache_clear()
+    yield tmp_path
+    experiments._modules.cache_clear()
+    experiments._load.cache_clear()
+    for module in tmp_path.glob("*.py"):
+        sys.modules.pop(f"{experiments.__name__}.{module.stem}", None)
+
+
+def test_the_built_experiments_are_the_modules_in_table_6_order() -> None:
+    assert experiment_keys() == [
+        "hookes_law",
+        "black_box_resistor",
+        "lens_focal_length",
+        "thermistor_b",
+        "dye_absorptivity",
+    ]
+    assert all(experiment(key).spec.key == key for key in experiment_keys())
+
+
+def test_a_catalogued_module_joins_the_experiments(extra_modules: Path) -> None:
+    source = "from actloop.suites.lab.experiments.hookes_law import EXPERIMENT as HOOKE\n"
+    (extra_modules / "rc_capacitance.py").write_text(
+        source + "from dataclasses import replace\n"
+        "EXPERIMENT = replace(HOOKE, spec=replace(HOOKE.spec, key='rc_capacitance'))\n"
+    )
+    assert "rc_capacitance" in experiment_keys()
+    assert experiment("rc_capacitance").spec.key == "rc_capacitance"
+
+
+def test_a_module_naming_another_experiment_is_refused(extra_modules: Path) -> None:
+    (extra_modules / "rc_capacitance.py").write_text(
+        "from actloop.suites.lab.experiments.hookes_law import EXPERIMENT\n"
+    )
+    with pytest.raises(ConfigError, match="defines experiment 'hookes_law'; a module is named by its key"):
+        experiment("rc_capacitance")
+
+
+def test_a_module_without_an_experiment_is_refused(extra_modules: Path) -> None:
+    (extra_modules / "rc_capacitance.py").write_text("SPEC = None\n")
+    with pytest.raises(ConfigError, match="defines no EXPERIMENT"):
+        experiment("rc_capacitance")
+
+
+def test_a_module_not_in_the_catalogue_is_refused(extra_modules: Path) -> None:
+    (extra_modules / "hookes_law_again.py").write_text("")
+    with pytest.raises(ConfigError, match=r"not named after a catalogued experiment: \['hookes_law_again'\]"):
+        experiment_keys()
+
+
+def test_an_unbuilt_experiment_is_named_as_catalogued() -> None:
+    with pytest.raises(UnknownTask, match="rc_capacitance is catalogued but not built yet"):
+        experiment("rc_capacitance")
+
+
+def test_every_experiment_has_a_reference_of_one_signature() -> None:
+    for key in experiment_keys():
+        assert list(inspect.signature(reference(key)).parameters)[:2] == ["lab", "public"], key
+
+
+def test_a_tool_module_is_no_reference() -> None:
+    with pytest.raises(KeyError, match="motion has no solve"):
+        reference("motion")
+    with pytest.raises(KeyError, match="no reference experimenter for 'rc_capacitance'"):
+        reference("rc_capacitance")
