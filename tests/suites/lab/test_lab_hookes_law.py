@@ -201,7 +201,7 @@ def test_the_naive_unloaded_and_one_weight_difference_fails(env: LabEnv) -> None
     env.submit({"k": naive}, citations)
     score, verdicts = env.score()
     assert all(v.valid for v in verdicts) and score.gates["evidence"].passed
-    assert naive > 1.1 * env.evaluator.k and score.e > 5 and not score.success
+    assert naive > 1.1 * env.instance.hidden["k"] and score.e > 5 and not score.success
     assert not score.gates["refit"].passed
 
 
@@ -216,7 +216,7 @@ def test_the_refit_fits_only_the_loads_that_open_the_coils(env: LabEnv) -> None:
     score, verdicts = env.score()
     refit = env.evaluator.refit([v for v in verdicts if v.valid])["k"]
     assert refit == pytest.approx(fit_k(env, citations), rel=1e-12)
-    assert abs(with_unloaded / env.evaluator.k - 1) > 0.05 and score.e > 1
+    assert abs(with_unloaded / env.instance.hidden["k"] - 1) > 0.05 and score.e > 1
     assert not score.gates["refit"].passed and "does not agree" in score.gates["refit"].evidence
 
 
@@ -226,7 +226,7 @@ def test_readings_at_one_load_that_opens_the_coils_do_not_suffice(env: LabEnv) -
     citations = measure(env, 2)
     env.evaluator.acted = True
     restore(env)
-    env.submit({"k": env.evaluator.k}, citations)
+    env.submit({"k": env.instance.hidden["k"]}, citations)
     score, verdicts = env.score()
     assert all(v.valid for v in verdicts)
     assert not score.milestones["L4"].passed and "[1] of them opening" in score.milestones["L4"].evidence
@@ -237,7 +237,7 @@ def test_a_fabricated_reading_fails_the_evidence_gate(env: LabEnv) -> None:
     citations = measure(env, 4)
     citations[2] = {**citations[2], "value": float(citations[2]["value"]) + 1.0}  # type: ignore[arg-type]
     restore(env)
-    env.submit({"k": env.evaluator.k}, citations)
+    env.submit({"k": env.instance.hidden["k"]}, citations)
     score, verdicts = env.score()
     assert not score.gates["evidence"].passed and not score.success
     assert (
@@ -253,7 +253,7 @@ def test_a_reading_of_a_moving_tray_fails_the_condition_gate(env: LabEnv) -> Non
     seen = close_up(env)
     citations.append({"observation_id": seen, "instrument": "ruler", "value": shown(env, seen)})
     restore(env)
-    env.submit({"k": env.evaluator.k}, citations)
+    env.submit({"k": env.instance.hidden["k"]}, citations)
     score, verdicts = env.score()
     assert not score.gates["conditions"].passed and "did not hold" in verdicts[-1].reason
 
@@ -263,7 +263,7 @@ def test_the_tolerance_is_two_percent(env: LabEnv, factor: float, succeeds: bool
     citations = measure(env, 5)
     env.evaluator.acted = True
     restore(env)
-    k = env.evaluator.k * factor
+    k = env.instance.hidden["k"] * factor
     env.submit({"k": k}, citations)
     score, _ = env.score()
     assert score.errors["k"] == pytest.approx(abs(factor - 1) / 0.02, rel=1e-6)

@@ -9,14 +9,15 @@ import pytest
 from actloop.sim.render import Renderer
 from actloop.suites.lab.cameras import HEIGHT, WIDTH, WRIST_FOVY_DEG
 from actloop.suites.lab.env import LabEnv
-from actloop.suites.lab.reference.hookes_law import RULER_FACE, VIEW_DISTANCE
 from actloop.suites.lab.reference.ruler import read_ruler
+from actloop.suites.lab.reference.spring_stand import VIEW_DISTANCE, ruler_view
 
 
 def close_up(env: LabEnv, camera_z: float) -> np.ndarray:
     """What the wrist camera sees when the reference holds it level at ``camera_z`` facing the ruler."""
     model, data = env._model, env._world.data
-    position = np.array([RULER_FACE[0], RULER_FACE[1] - VIEW_DISTANCE, camera_z])
+    x, face = ruler_view(env.calibration()["layout"])
+    position = np.array([x, face - VIEW_DISTANCE, camera_z])
     rotation = np.column_stack([[1.0, 0.0, 0.0], [0.0, 0.0, 1.0], [0.0, -1.0, 0.0]])  # right, up, backward
     model.cam_fovy[model.camera("observer").id] = WRIST_FOVY_DEG
     with Renderer(model, WIDTH, HEIGHT) as renderer:

@@ -8,6 +8,9 @@ instance's unloaded length below the anchor (where the empty tray hangs, its wei
 spring (the instance's stiffness, with a reference length F0/k short of the stop) pulls up with
 k (q - unloaded length) + F0 once the coils open. The ruler's printed zero sits at its nominal height plus
 the instance's hidden offset.
+
+The kit's standard parts (:func:`stand_parts`, :func:`weight_parts`) carry the card's texts; an experiment
+names its loads (the weights' printed mass and count are the stand's parameters).
 """
 
 from __future__ import annotations
@@ -21,17 +24,25 @@ from PIL import Image, ImageDraw, ImageFont
 from actloop.sim.scene import TABLE_TOP_Z, WORLD_GEOM
 from actloop.suites.lab.instruments import InstrumentSpec, ScaleDisplay
 from actloop.suites.lab.platforms.base import Platform, ReadingSite
+from actloop.suites.lab.platforms.circuit_board import NUMBER_WORDS
+from actloop.suites.lab.spec import Part
 
 G = 9.81
 ANCHOR = (0.0, 0.10, 1.20)
 RULER_X = ANCHOR[0] + 0.07
 RULER_BOTTOM_Z = 0.90
 RULER_LENGTH_M = 0.30
+RULER_HALF_WIDTH = 0.012
+RULER_HALF_DEPTH = 0.003
+"""The ruler's face: its marks run from its left edge; its front faces the robot."""
 POINTER_Y = -0.0045
 POINTER_Z = -0.012
 """The pointer runs from the hanger just in front of the ruler's face (as on a real stand), crossing its
 marks 18 mm above the tray plate's top, so a level view of it passes over the plate."""
 TRAY_HALF = (0.055, 0.04)
+TRAY_PLATE_Z = -0.033
+TRAY_PLATE_HALF_HEIGHT = 0.003
+"""The tray plate's centre below the tray's origin (the spring's end), and its half thickness."""
 TRAY_OFFSET_Y = 0.09
 """The tray plate hangs in front of the spring (towards the robot), so nothing is above it."""
 WEIGHT_RADIUS = 0.014
@@ -39,6 +50,7 @@ WEIGHT_HEIGHT = 0.024
 RACK_CENTRE = (0.20, -0.12)
 RACK_PITCH = 0.055
 WEIGHTS = 5
+"""The rack's usual number of weights."""
 DAMPING_RATIO = 0.12
 """Of the tray with one weight on the open spring (the empty tray rests on the shut coils): readings need the
 tray to come to rest, which takes a few seconds."""
@@ -57,6 +69,47 @@ RULER = InstrumentSpec(
     refresh_hz=240.0,
 )
 """The ruler read at the pointer: 1 mm graduations, read to half a millimetre, legible from 3 px apart."""
+TRAY_PLATE = "tray_plate"
+"""The geom a load rests on."""
+LAYOUT_DECIMALS = 6
+"""Published positions are rounded to the micrometre (exact for the stand's designed dimensions)."""
+
+
+def weight_name(i: int) -> str:
+    return f"weight_{i}"
+
+
+def stand_parts(loads: tuple[Part, ...]) -> tuple[Part, ...]:
+    """The stand, its close-wound spring, the tray, the experiment's ``loads`` and the ruler, as the card
+    describes them."""
+    return (
+        Part("stand", "holds the spring and the ruler", restore="fixed"),
+        Part(
+            "spring",
+            "a close-wound coil spring, its coils pressed together until the load it carries exceeds its "
+            "initial tension; hangs from the stand and carries the tray",
+            restore="fixed",
+        ),
+        Part(
+            "tray",
+            "hangs from the spring; weights set on it load the spring; "
+            "its pointer marks its height on the ruler",
+            restore="any",
+        ),
+        *loads,
+        Part("ruler", "a vertical scale graduated in millimetres beside the pointer", restore="fixed"),
+    )
+
+
+def weight_parts(count: int = WEIGHTS) -> tuple[Part, ...]:
+    """``count`` slotted weights of the printed mass, each in its place in the rack, and the rack."""
+    return (
+        *(
+            Part(weight_name(i), "a slotted weight of the printed mass; stands in the rack")
+            for i in range(1, count + 1)
+        ),
+        Part("rack", f"holds the {NUMBER_WORDS[count]} weights", restore="fixed"),
+    )
 
 
 def ruler_texture(
@@ -84,7 +137,7 @@ def ruler_texture(
 
 
 class SpringStand(Platform):
-    """The apparatus of one Hooke's-law instance (see the module docstring)."""
+    """The stand of one instance (see the module docstring), with ``weights`` weights in the rack."""
 
     def __init__(
         self,
@@ -94,6 +147,7 @@ class SpringStand(Platform):
         tray_mass: float,
         ruler_offset: float,
         weight_mass: float,
+        weights: int = WEIGHTS,
     ) -> None:
         self.k = k
         self.initial_tension = initial_tension
@@ -101,13 +155,20 @@ class SpringStand(Platform):
         self.tray_mass = tray_mass
         self.ruler_offset = ruler_offset
         self.weight_mass = weight_mass
+        self.weights = tuple(weight_name(i) for i in range(1, weights + 1))
         self.tray_joint = -1
+        self.tray_dof = -1
 
     def hanging_length(self, weights: int) -> float:
         """How far below the anchor the tray hangs at rest with ``weights`` weights on it (m): at the
         closed-coil stop while the load is at most the initial tension, else (load - F0)/k below it."""
         load = (self.tray_mass + weights * self.weight_mass) * G
         return self.unloaded_length + max(0.0, load - self.initial_tension) / self.k
+
+    def opens_coils(self, weights: int) -> bool:
+        """Whether ``weights`` weights (with the tray) pull harder than the spring's initial tension, so its
+        coils open and the tray hangs on the line of slope g / k."""
+        return (self.tray_mass + weights * self.weight_mass) * G > self.initial_tension
 
     @property
     def ruler_zero_z(self) -> float:
@@ -129,11 +190,12 @@ class SpringStand(Platform):
         damping = 2 * DAMPING_RATIO * math.sqrt(self.k * (self.tray_mass + self.weight_mass))
         ruler_half = RULER_LENGTH_M / 2
         bar_half = (TRAY_OFFSET_Y - TRAY_HALF[1]) / 2
-        weights = "\n".join(self._weight_xml(i) for i in range(1, WEIGHTS + 1))
+        weights = "\n".join(self._weight_xml(i) for i in range(1, len(self.weights) + 1))
         rack_x, rack_y = RACK_CENTRE[0], RACK_CENTRE[1]
         return f"""
 <body name="rack" pos="{rack_x} {rack_y} {TABLE_TOP_Z}">
-  <geom name="rack_base" type="box" size="{2.5 * RACK_PITCH:.4f} 0.026 0.0008" pos="0 0 0.0008"
+  <geom name="rack_base" type="box" size="{len(self.weights) / 2 * RACK_PITCH:.4f} 0.026 0.0008"
+        pos="0 0 0.0008"
         rgba="0.35 0.22 0.12 1" contype="0" conaffinity="0"/>
 </body>
 <body name="stand" pos="{ax - 0.12} {ay} {TABLE_TOP_Z}">
@@ -146,7 +208,8 @@ class SpringStand(Platform):
   <site name="spring_top" pos="0.12 0 {az - TABLE_TOP_Z:.4f}" size="0.004"/>
 </body>
 <body name="ruler" pos="{RULER_X} {ay} {self.ruler_zero_z - MARK_CENTRE_M + ruler_half:.6f}">
-  <geom name="ruler_face" type="box" size="0.012 0.003 {ruler_half}" material="ruler_mat" {WORLD_GEOM}/>
+  <geom name="ruler_face" type="box" size="{RULER_HALF_WIDTH} {RULER_HALF_DEPTH} {ruler_half}"
+        material="ruler_mat" {WORLD_GEOM}/>
 </body>
 <body name="tray" pos="{ax} {ay} {az}">
   <joint name="spring" type="slide" axis="0 0 -1" stiffness="{self.k!r}" springref="{springref!r}"
@@ -155,26 +218,27 @@ class SpringStand(Platform):
   <site name="spring_bottom" pos="0 0 -0.005" size="0.004"/>
   <geom name="tray_hanger" type="capsule" fromto="0 0 -0.005 0 0 -0.03" size="0.003"
         rgba="0.55 0.55 0.58 1" contype="0" conaffinity="0" mass="0"/>
-  <geom name="tray_bar" type="box" size="0.006 {bar_half:.4f} 0.003" pos="0 {-bar_half:.4f} -0.033"
+  <geom name="tray_bar" type="box" size="0.006 {bar_half:.4f} {TRAY_PLATE_HALF_HEIGHT}"
+        pos="0 {-bar_half:.4f} {TRAY_PLATE_Z}"
         rgba="0.55 0.55 0.58 1" mass="0" {WORLD_GEOM}/>
-  <geom name="tray_plate" type="box" size="{TRAY_HALF[0]} {TRAY_HALF[1]} 0.003"
-        pos="0 {-TRAY_OFFSET_Y} -0.033" rgba="0.7 0.7 0.72 1" mass="{self.tray_mass!r}" {WORLD_GEOM}/>
+  <geom name="{TRAY_PLATE}" type="box" size="{TRAY_HALF[0]} {TRAY_HALF[1]} {TRAY_PLATE_HALF_HEIGHT}"
+        pos="0 {-TRAY_OFFSET_Y} {TRAY_PLATE_Z}" rgba="0.7 0.7 0.72 1" mass="{self.tray_mass!r}" {WORLD_GEOM}/>
   <geom name="tray_pointer" type="box" size="0.033 0.0008 0.0008" pos="0.033 {POINTER_Y:.4f} {POINTER_Z}"
         rgba="0.85 0.1 0.1 1" contype="0" conaffinity="0" mass="0"/>
 </body>
 {weights}"""
 
-    @staticmethod
-    def rack_position(i: int) -> tuple[float, float, float]:
+    def rack_position(self, i: int) -> tuple[float, float, float]:
         """Where weight ``i`` stands in the rack (its centre), metres."""
-        return (RACK_CENTRE[0] + (i - 3) * RACK_PITCH, RACK_CENTRE[1], TABLE_TOP_Z + WEIGHT_HEIGHT / 2)
+        middle = (len(self.weights) + 1) / 2
+        return (RACK_CENTRE[0] + (i - middle) * RACK_PITCH, RACK_CENTRE[1], TABLE_TOP_Z + WEIGHT_HEIGHT / 2)
 
     def _weight_xml(self, i: int) -> str:
         x, y, z = self.rack_position(i)
         return f"""
-<body name="weight_{i}" pos="{x:.4f} {y} {z + 0.0005:.5f}">
-  <freejoint name="weight_{i}_free"/>
-  <geom name="weight_{i}" type="cylinder" size="{WEIGHT_RADIUS} {WEIGHT_HEIGHT / 2}"
+<body name="{weight_name(i)}" pos="{x:.4f} {y} {z + 0.0005:.5f}">
+  <freejoint name="{weight_name(i)}_free"/>
+  <geom name="{weight_name(i)}" type="cylinder" size="{WEIGHT_RADIUS} {WEIGHT_HEIGHT / 2}"
         mass="{self.weight_mass!r}" rgba="0.72 0.6 0.25 1" friction="1 0.005 0.0001" {WORLD_GEOM}/>
 </body>"""
 
@@ -186,8 +250,30 @@ class SpringStand(Platform):
 
     def attach(self, model: mujoco.MjModel, data: mujoco.MjData) -> None:
         self.tray_joint = int(model.jnt_qposadr[model.joint("spring").id])
+        self.tray_dof = int(model.jnt_dofadr[model.joint("spring").id])
         data.qpos[self.tray_joint] = self.hanging_length(0)  # the empty tray starts at rest
 
+    # --- published layout ---
+    def layout(self) -> dict[str, list[float]]:
+        """The spring's top; each weight's place in the rack (the centre of its foot on the table); the tray
+        plate's centre and the ruler's marked edge and face, across (x, y: their heights hang on the hidden
+        spring and ruler mount); and the sizes a hand needs (a weight's diameter and height, the tray plate,
+        the pointer's height above the plate's top)."""
+        ax, ay, az = ANCHOR
+        positions = {
+            "spring_top": [ax, ay, az],
+            **{
+                f"{w}_place": [*self.rack_position(i)[:2], TABLE_TOP_Z] for i, w in enumerate(self.weights, 1)
+            },
+            "tray_plate": [ax, ay - TRAY_OFFSET_Y],
+            "ruler_face": [RULER_X - RULER_HALF_WIDTH, ay - RULER_HALF_DEPTH],
+            "weight_size": [2 * WEIGHT_RADIUS, WEIGHT_HEIGHT],
+            "tray_plate_size": [2 * h for h in TRAY_HALF],
+            "pointer_above_plate": [POINTER_Z - TRAY_PLATE_Z - TRAY_PLATE_HALF_HEIGHT],
+        }
+        return {name: [round(v, LAYOUT_DECIMALS) for v in xyz] for name, xyz in positions.items()}
+
+    # --- instruments ---
     def instruments(self) -> list[InstrumentSpec]:
         return [RULER]
 
@@ -195,7 +281,7 @@ class SpringStand(Platform):
         return {"ruler": self.pointer_reading_mm(data)}
 
     def reading_sites(self, data: mujoco.MjData) -> dict[str, ReadingSite]:
-        pointer_z = ANCHOR[2] - float(data.qpos[self.tray_joint]) + POINTER_Z
+        pointer_z = self._pointer_z(float(data.qpos[self.tray_joint]))
         face = np.array(
             [RULER_X - 0.006, ANCHOR[1] - 0.0031, pointer_z]
         )  # the scale's marked edge, front face
@@ -203,5 +289,17 @@ class SpringStand(Platform):
 
     def pointer_reading_mm(self, data: mujoco.MjData) -> float:
         """Where the pointer stands on the ruler (mm above its printed zero): the true value of a reading."""
-        pointer_z = ANCHOR[2] - float(data.qpos[self.tray_joint]) + POINTER_Z
-        return 1000.0 * (pointer_z - self.ruler_zero_z)
+        return 1000.0 * (self._pointer_z(float(data.qpos[self.tray_joint])) - self.ruler_zero_z)
+
+    def tray_speed(self, data: mujoco.MjData) -> float:
+        """How fast the tray moves up or down (m/s)."""
+        return abs(float(data.qvel[self.tray_dof]))
+
+    def resting_reading_mm(self, weights: int) -> float:
+        """Where the pointer stands on the ruler (mm) with the tray at rest carrying ``weights`` weights."""
+        return 1000.0 * (self._pointer_z(self.hanging_length(weights)) - self.ruler_zero_z)
+
+    @staticmethod
+    def _pointer_z(drop: float) -> float:
+        """World height of the pointer with the tray ``drop`` below the anchor."""
+        return ANCHOR[2] - drop + POINTER_Z
