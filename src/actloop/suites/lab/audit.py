@@ -139,18 +139,14 @@ def _black_box() -> Plan:
 # --- Hooke's law ------------------------------------------------------------------------------------------
 def _hookes_law() -> Plan:
     from actloop.suites.lab.experiments.hookes_law import bench
-    from actloop.suites.lab.platforms.spring_stand import ANCHOR, POINTER_Z, RULER, G
+    from actloop.suites.lab.platforms.spring_stand import RULER, G
 
     def readings(instance: Instance, loads: Sequence[int]) -> list[tuple[float, float]]:
         """(load in kg, ruler reading in mm) at rest with ``n`` weights on the tray: the close-wound spring
         stays shut at its unloaded length until the load exceeds its initial tension, then the pointer
         falls by (load - F0) / k; the ruler's offset shifts every reading alike."""
         stand, m = bench(instance), instance.public["weight_mass"]
-        points = []
-        for n in loads:
-            true = 1000.0 * (ANCHOR[2] - stand.hanging_length(n) + POINTER_Z - stand.ruler_zero_z)
-            points.append((n * m, read_scale(true, RULER.resolution)))
-        return points
+        return [(n * m, read_scale(stand.resting_reading_mm(n), RULER.resolution)) for n in loads]
 
     def naive(instance: Instance) -> Estimate:
         (m0, r0), (m1, r1) = readings(instance, (0, 1))
