@@ -112,7 +112,8 @@ def test_observations_are_three_images_with_ids_and_a_published_calibration(env:
     for png in first["images"].values():
         assert Image.open(io.BytesIO(png)).size == (640, 480)
     calib = env.calibration()
-    assert set(calib) == {"convention", "front", "side", "wrist", "robot"}
+    assert set(calib) == {"convention", "front", "side", "wrist", "robot", "layout"}
+    assert calib["layout"] == env.platform.layout() and calib["layout"]
     assert calib["robot"]["max_joint_speed_rad_s"][0] == 2.175 and calib["robot"]["physics_dt_s"] == 1 / 240
     assert calib["front"]["intrinsics"]["fx"] == pytest.approx(240 / math.tan(math.radians(25)))
     assert "extrinsics" in calib["side"] and "mount" in calib["wrist"]
