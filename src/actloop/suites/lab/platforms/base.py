@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -11,6 +11,17 @@ import mujoco
 import numpy as np
 
 from actloop.suites.lab.instruments import InstrumentSpec, LoggerSpec, Shown
+
+LAYOUT_DECIMALS = 6
+"""Published positions are rounded to the micrometre (exact for the benches' designed dimensions, so a
+reference adding its offsets to them gets the very floats the scene was built from)."""
+NUMBER_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+"""Small counts as a card writes them."""
+
+
+def published(positions: Mapping[str, Sequence[float]]) -> dict[str, list[float]]:
+    """A layout as the calibration publishes it: every value rounded to LAYOUT_DECIMALS."""
+    return {name: [round(float(v), LAYOUT_DECIMALS) for v in values] for name, values in positions.items()}
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,7 @@ import numpy as np
 from actloop.sim.scene import TABLE_TOP_Z, WORLD_GEOM
 from actloop.suites.lab.instruments import DigitalDisplay, InstrumentSpec, LoggerSpec
 from actloop.suites.lab.physics.circuits import Circuit
-from actloop.suites.lab.platforms.base import ReadingSite
+from actloop.suites.lab.platforms.base import NUMBER_WORDS, ReadingSite, published
 from actloop.suites.lab.platforms.display import DisplayFace, FacedPlatform
 from actloop.suites.lab.rig import DT
 from actloop.suites.lab.spec import Part
@@ -81,9 +81,6 @@ LCD_LIFT_M = 0.0011
 """The LCD face's centre above its meter case's top."""
 LCD_SURFACE_M = 0.0021
 """The LCD window's surface above its meter case's top (LCD_LIFT_M and the face's half depth)."""
-LAYOUT_DECIMALS = 6
-"""Published positions are rounded to the micrometre (exact for the bench's designed dimensions)."""
-NUMBER_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
 
 
 @dataclass(frozen=True)
@@ -421,7 +418,7 @@ class CircuitBoard(FacedPlatform):
             "lcd_window_size": list(DISPLAY_SIZE_M),
             "rocker_half_length": [ROCKER_HALF[1]],
         }
-        return {name: [round(v, LAYOUT_DECIMALS) for v in xyz] for name, xyz in positions.items()}
+        return published(positions)
 
     # --- instruments ---
     def instruments(self) -> list[InstrumentSpec]:

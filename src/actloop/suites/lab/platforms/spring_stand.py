@@ -23,8 +23,7 @@ from PIL import Image, ImageDraw, ImageFont
 
 from actloop.sim.scene import TABLE_TOP_Z, WORLD_GEOM
 from actloop.suites.lab.instruments import InstrumentSpec, ScaleDisplay
-from actloop.suites.lab.platforms.base import Platform, ReadingSite
-from actloop.suites.lab.platforms.circuit_board import NUMBER_WORDS
+from actloop.suites.lab.platforms.base import NUMBER_WORDS, Platform, ReadingSite, published
 from actloop.suites.lab.spec import Part
 
 G = 9.81
@@ -71,8 +70,6 @@ RULER = InstrumentSpec(
 """The ruler read at the pointer: 1 mm graduations, read to half a millimetre, legible from 3 px apart."""
 TRAY_PLATE = "tray_plate"
 """The geom a load rests on."""
-LAYOUT_DECIMALS = 6
-"""Published positions are rounded to the micrometre (exact for the stand's designed dimensions)."""
 
 
 def weight_name(i: int) -> str:
@@ -271,7 +268,7 @@ class SpringStand(Platform):
             "tray_plate_size": [2 * h for h in TRAY_HALF],
             "pointer_above_plate": [POINTER_Z - TRAY_PLATE_Z - TRAY_PLATE_HALF_HEIGHT],
         }
-        return {name: [round(v, LAYOUT_DECIMALS) for v in xyz] for name, xyz in positions.items()}
+        return published(positions)
 
     # --- instruments ---
     def instruments(self) -> list[InstrumentSpec]:
