@@ -26,10 +26,23 @@ def add_parser(sub: Any) -> None:
         action="append",
         help="task or track to verify (repeatable; default: every task of every track)",
     )
-    p.add_argument("--check", action="store_true", help="only confirm that manifest scenes reproduce")
+    p.add_argument(
+        "--check",
+        action="store_true",
+        help="only confirm that the manifests reproduce (lab: each instance's id, and its reference re-run)",
+    )
+    p.add_argument(
+        "--ids-only",
+        action="store_true",
+        help="with --check, lab: only redraw the instance ids, without re-running the references",
+    )
     p.add_argument("--out", type=Path, help="manifest directory (default: the package's manifests)")
     p.add_argument(
-        "--workers", type=positive_int, default=1, help="tasks screened at once, each in its own process"
+        "--workers",
+        type=positive_int,
+        default=1,
+        help="processes at once: lab verifies this many instances of a task at once (also under --check), "
+        "tasks one after another; vabench screens this many tasks at once",
     )
     p.add_argument(
         "--instance-key-file",
@@ -47,7 +60,10 @@ def command(args: argparse.Namespace) -> int:
         say(f"the private set of instance key {suite.use_instance_key(args.instance_key_file)}")
     tasks = suite.resolve_tasks(args.task or "everything")
     if args.check:
-        return _check(args.suite, tasks, args.out)
+        failed = _check(args.suite, tasks, args.out)
+        if not args.ids_only:
+            failed |= _check_expert_runs(args.suite, tasks, args.out, args.workers)
+        return failed
     table = Table(title="seed verification yield")
     for col in ("task", "probed", "accepted (eval + demo)", "yield %", "demo seed", "seconds"):
         table.add_column(col)
@@ -112,17 +128,40 @@ def _check(suite_name: str, tasks: list[str], directory: Path | None) -> int:
     return 0
 
 
-def _screen(suite_name: str, task: str, directory: Path | None) -> tuple[SeedScreen, float]:
-    """Screen one task's candidates and write its manifest; returns (screen, seconds). Runs in a worker."""
+def _check_expert_runs(suite_name: str, tasks: list[str], directory: Path | None, workers: int) -> int:
+    """Re-run the expert on every released seed, ``workers`` at once; one line per seed, then a summary."""
+    suite = get_suite(suite_name)
+    started = time.perf_counter()
+    problems = [
+        problem for task in tasks for problem in suite.check_expert_runs(task, directory, workers, say)
+    ]
+    elapsed = time.perf_counter() - started
+    for problem in problems:
+        console.print(f"[red]{problem}[/red]")
+    if problems:
+        console.print(
+            f"{len(problems)} problem(s) in the expert runs of {len(tasks)} task(s) ({elapsed:.0f} s)"
+        )
+        return 1
+    console.print(f"every expert run of {len(tasks)} task(s) matches its manifest ({elapsed:.0f} s)")
+    return 0
+
+
+def _screen(suite_name: str, task: str, directory: Path | None, workers: int = 1) -> tuple[SeedScreen, float]:
+    """Screen one task's candidates (``workers`` at once where the suite can) and write its manifest;
+    returns (screen, seconds)."""
     start = time.perf_counter()
-    screen = get_suite(suite_name).screen_seeds(task, directory, log=say)
+    screen = get_suite(suite_name).screen_seeds(task, directory, log=say, workers=workers)
     return screen, time.perf_counter() - start
 
 
 def _screen_all(
     suite_name: str, tasks: list[str], directory: Path | None, workers: int
 ) -> dict[str, tuple[SeedScreen, float]]:
-    """Screen tasks, ``workers`` at a time in spawned processes (candidates within a task stay in order)."""
+    """Screen tasks: one after another with ``workers`` candidates at once where the suite screens
+    candidates at once, else ``workers`` tasks at a time in spawned processes (candidates in order)."""
+    if get_suite(suite_name).screens_candidates_at_once:
+        return {task: _screen(suite_name, task, directory, workers) for task in tasks}
     if workers <= 1:
         return {task: _screen(suite_name, task, directory) for task in tasks}
     import multiprocessing

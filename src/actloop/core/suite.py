@@ -101,6 +101,9 @@ class Suite(ABC):
     """Import path ``"module:Callable"`` of the environment, built in worker processes and Ray actors."""
     protocols: ClassVar[tuple[str, ...]]
     """Observation protocols; the first is the default."""
+    screens_candidates_at_once: ClassVar[bool] = False
+    """Whether :meth:`screen_seeds` verifies ``workers`` candidates of one task at once (then tasks are
+    screened one after another); otherwise whole tasks are screened at once, each in its own process."""
     env_call_timeout_s: ClassVar[float] = 300.0
     """How long one environment call (build, reset, step) may take by default before the process hosting
     it is taken as hung: the call's episode, and any other whose environment that process held, ends as
@@ -140,10 +143,27 @@ class Suite(ABC):
         """Rebuild every released scene of ``task`` and compare it with its manifest."""
         raise ConfigError(f"{self.name} has no seed manifests to check")
 
+    def check_expert_runs(
+        self,
+        task: str,
+        directory: Path | None = None,
+        workers: int = 1,
+        log: Callable[[str], None] | None = None,
+    ) -> list[str]:
+        """Re-run the expert on every released seed of ``task`` (``workers`` at once) and compare each run
+        with its manifest entry; the problems found, one line per seed to ``log``. None by default: a suite
+        whose :meth:`check_seeds` says all there is to check."""
+        return []
+
     def screen_seeds(
-        self, task: str, directory: Path | None = None, log: Callable[[str], None] | None = None
+        self,
+        task: str,
+        directory: Path | None = None,
+        log: Callable[[str], None] | None = None,
+        workers: int = 1,
     ) -> SeedScreen:
-        """Screen candidate seeds of ``task`` by full expert executions and write its manifest."""
+        """Screen candidate seeds of ``task`` by full expert executions and write its manifest; a suite that
+        :attr:`screens_candidates_at_once` verifies ``workers`` of them at once, with the serial manifest."""
         raise ConfigError(f"{self.name} has no seed screening")
 
     def record_demonstration(self, task: str, out: Path) -> str:

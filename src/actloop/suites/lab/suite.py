@@ -29,6 +29,7 @@ class Lab(Suite):
     title: ClassVar[str] = "EmbodiedLab science experiments"
     env_factory: ClassVar[str] = "actloop.suites.lab.agent_env:LabAgentEnv"
     protocols: ClassVar[tuple[str, ...]] = LEVELS
+    screens_candidates_at_once: ClassVar[bool] = True
     env_call_timeout_s: ClassVar[float] = 3900.0
     """A step runs the agent's program for up to the episode's wall-clock limit (3600 s by default)."""
 
@@ -92,8 +93,30 @@ class Lab(Suite):
                 )
         return check
 
+    def check_expert_runs(
+        self,
+        task: str,
+        directory: Path | None = None,
+        workers: int = 1,
+        log: Callable[[str], None] | None = None,
+    ) -> list[str]:
+        """Re-run the reference on every verified instance (``manifests.check_references``); a manifest of
+        another instance set than the key here is left to :meth:`check_seeds`, which names it."""
+        from actloop.suites.lab import manifests
+        from actloop.suites.lab.instance import environment_instance_key
+
+        key = environment_instance_key()
+        manifest = manifests.load(task, directory or manifests.manifest_dir(key))
+        if manifest.key_fingerprint != (None if key is None else key.fingerprint):
+            return []
+        return manifests.check_references(manifest, key, workers, log)
+
     def screen_seeds(
-        self, task: str, directory: Path | None = None, log: Callable[[str], None] | None = None
+        self,
+        task: str,
+        directory: Path | None = None,
+        log: Callable[[str], None] | None = None,
+        workers: int = 1,
     ) -> SeedScreen:
         from actloop.suites.lab import manifests
         from actloop.suites.lab.audit import keep_audit
@@ -104,7 +127,7 @@ class Lab(Suite):
         out = directory or manifests.manifest_dir(key)
         if key is not None and out.resolve() == manifests.MANIFEST_DIR.resolve():
             raise ConfigError("a private set's manifests never go into the package (the released public set)")
-        manifest = manifests.screen(task, log=log, key=key)
+        manifest = manifests.screen(task, log=log, key=key, workers=workers)
         if key is None:
             keep_audit(manifest)
         path = manifest.save(out)

@@ -24,11 +24,14 @@ CARD = "card.md"
 CONFIG = "lab.json"
 
 
-def load_client() -> ModuleType:
-    """The workspace client module, loaded from its file as an agent's Python would load it."""
-    spec = importlib.util.spec_from_file_location("lab_client", CLIENT_FILE)
+def load_client(workspace: Path | None = None) -> ModuleType:
+    """The client module, loaded from its file as an agent's Python would load it: from ``workspace`` (a
+    directory :func:`write_workspace` filled, where its exports go), or else from the package, where the
+    client finds no ``lab.json`` and so refuses to export (nothing is ever written into the package)."""
+    path = CLIENT_FILE if workspace is None else workspace / CLIENT_FILE.name
+    spec = importlib.util.spec_from_file_location("lab_client", path)
     if spec is None or spec.loader is None:
-        raise ImportError(f"cannot load {CLIENT_FILE}")
+        raise ImportError(f"cannot load {path}")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

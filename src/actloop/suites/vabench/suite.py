@@ -66,7 +66,11 @@ class VABench(Suite):
         return seeds.check_manifest(seeds.load_manifest(task, directory or seeds.MANIFEST_DIR))
 
     def screen_seeds(
-        self, task: str, directory: Path | None = None, log: Callable[[str], None] | None = None
+        self,
+        task: str,
+        directory: Path | None = None,
+        log: Callable[[str], None] | None = None,
+        workers: int = 1,  # candidates are probed in order; tasks are what runs at once
     ) -> SeedScreen:
         from actloop.suites.vabench import seeds
 

@@ -44,13 +44,21 @@ class Lab:
     """A connection to the bench. ``url`` and ``token`` default to ``lab.json`` beside this module (or
     the ``LAB_URL``/``LAB_TOKEN`` environment variables); without an explicit ``url`` the client uses the
     bench's Unix socket named in ``lab.json`` when it exists (in the sandbox it is the only way to the
-    bench)."""
+    bench). ``workspace`` is the directory exports are written to: by default the one holding
+    ``lab.json`` (this module's workspace); without either, exports are refused."""
 
-    def __init__(self, url: str | None = None, token: str | None = None, timeout_s: float = 600.0) -> None:
+    def __init__(
+        self,
+        url: str | None = None,
+        token: str | None = None,
+        timeout_s: float = 600.0,
+        workspace: str | Path | None = None,
+    ) -> None:
         config: dict[str, str] = {}
         path = Path(os.environ.get("LAB_CONFIG", Path(__file__).with_name(CONFIG_FILE)))
         if path.exists():
             config = json.loads(path.read_text())
+        self.workspace = Path(workspace) if workspace is not None else path.parent if config else None
         socket = config.get("socket")
         transport = None
         if url is None and not os.environ.get("LAB_URL") and socket and Path(socket).exists():
@@ -121,10 +129,12 @@ class Lab:
         return self._post("wait", seconds=float(seconds))
 
     def export(self, logger: str, file: str) -> dict[str, Any]:
-        """Write every row ``logger`` has recorded so far to ``file`` (a .csv name) beside this module, and
+        """Write every row ``logger`` has recorded so far to ``file`` (a .csv name) in the workspace, and
         return its path and row count; cite its rows as {"file", "row", "column", "value"}."""
+        if self.workspace is None:
+            raise ValueError("this client has no workspace to export into: pass Lab(workspace=...)")
         answer = self._post("export", logger=logger, file=file)
-        path = Path(__file__).with_name(answer["file"])
+        path = self.workspace / answer["file"]
         flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)  # never through a link
         with os.fdopen(os.open(path, flags, 0o644), "w") as out:
             out.write(answer["csv"])
