@@ -5,6 +5,9 @@ workspace (card, client, guide, address and token), serves the bench on 127.0.0.
 or the budget is spent (or Ctrl-C), then scores the run from its sealed record and writes the record and
 the score outside the workspace.
 
+``actloop lab card EXPERIMENT --seed N`` prints the card of instance N as the workspace's card.md holds it;
+``actloop lab check EXPERIMENT...`` checks an experiment before it joins the suite (:mod:`.check`).
+
 ``actloop lab run-agent --experiment E --seed N -- COMMAND...`` does the same around one command (a coding
 agent, a script) run in the workspace inside the sandbox under a wall-clock limit and the sandbox's limits.
 
@@ -83,6 +86,14 @@ def add_commands(commands: Any) -> None:
     from actloop.suites.lab.audit import add_audit_command
 
     add_audit_command(sub)
+    card = sub.add_parser("card", help="print an instance's card as the agent's workspace holds it")
+    card.add_argument("experiment", metavar="EXPERIMENT", help="experiment key, e.g. hookes_law")
+    card.add_argument("--seed", type=int, default=1, help="instance seed (default 1)")
+    card.add_argument("--level", default="T0", choices=LEVELS, help="interface level (default T0)")
+    card.set_defaults(handler=card_command)
+    from actloop.suites.lab.check import add_check_command
+
+    add_check_command(sub)
 
 
 def _episode_arguments(parser: argparse.ArgumentParser) -> None:
@@ -112,6 +123,14 @@ def _sigterm_as_interrupt() -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+def card_command(args: argparse.Namespace) -> int:
+    from actloop.suites.lab.env import LabEnv
+    from actloop.suites.lab.episode import agent_card
+
+    print(agent_card(LabEnv(args.experiment, args.seed, render=False, level=args.level)), end="")
+    return 0
 
 
 def serve_command(args: argparse.Namespace) -> int:

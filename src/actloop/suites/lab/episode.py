@@ -64,6 +64,13 @@ class ServedEpisode:
         return scored
 
 
+def agent_card(env: LabEnv, limits: Limits | None = None) -> str:
+    """The card of ``env``'s instance as its agent's workspace holds it (``card.md``), stating the sandbox's
+    ``limits`` (default: the standard ones)."""
+    card = task_card(env.spec, env.instance, env.platform.instruments(), env.platform.loggers())
+    return card if limits is None else card.replace(sandbox_rule(), sandbox_rule(limits))
+
+
 @contextmanager
 def served_episode(
     experiment: str,
@@ -80,9 +87,7 @@ def served_episode(
         raise ConfigError("the record's directory must lie outside the workspace: the agent must not read it")
     env = LabEnv(experiment, seed, level=level)
     with serving(env) as server:
-        card = task_card(env.spec, env.instance, env.platform.instruments(), env.platform.loggers())
-        if limits is not None:
-            card = card.replace(sandbox_rule(), sandbox_rule(limits))
+        card = agent_card(env, limits)
         write_workspace(workspace, card, server.url, server.token, level, socket=BENCH_SOCKET)
         yield ServedEpisode(env, server, workspace)
 
