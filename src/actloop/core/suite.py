@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from actloop.records.compare import ManifestCheck, ReplayCheck
     from actloop.records.recorder import EpisodeRecorder
     from actloop.report.analysis import Analysis
+    from actloop.report.charts import BarChart
     from actloop.report.tables import Table
 
 ENTRY_POINT_GROUP = "actloop.suites"
@@ -185,14 +186,31 @@ class Suite(ABC):
         """Timing benchmarks of the suite's environment and harness."""
         raise ConfigError(f"{self.name} has no benchmarks")
 
+    step_report: ClassVar[bool] = True
+    """Whether the report's shared step-episode sections describe the suite's episodes: success by arm
+    subset, the task matrix with step budgets, subtask progress, their charts and the episode index. A
+    suite whose episodes are not steps (lab) sets False and is reported only through :meth:`report_tables`,
+    :meth:`report_charts` and :meth:`episode_page`."""
+
     def report_tables(self, analysis: Analysis) -> list[Table]:
-        """The suite's own report tables, after the shared ones (success, task matrix, progress)."""
+        """The suite's own report tables, after the shared ones (success, task matrix, progress);
+        ``analysis`` holds the suite's episodes only. A table row may name its episode
+        (:attr:`~actloop.report.tables.Row.episode`): the page links it to the episode's viewer."""
+        return []
+
+    def report_charts(self, analysis: Analysis) -> list[BarChart]:
+        """The suite's charts on the report page, each placed after the table it names; none by default."""
         return []
 
     def viewer_panels(self, run_dir: Path) -> dict[str, list[dict[str, Any]]]:
         """Extra panels for the viewers of a run's episodes, by record directory name (for example their
         annotation labels); see :data:`actloop.viewer.page.Panel`. None by default."""
         return {}
+
+    def episode_page(self, record_dir: Path) -> str | None:
+        """The whole viewer page (``viewer.html``) of one of the suite's episode records; None (the
+        default) for the shared step viewer with :meth:`viewer_panels`."""
+        return None
 
     def add_commands(self, commands: Any) -> None:  # noqa: B027  (optional hook)
         """Add the suite's own commands to the command line (``commands`` is argparse's sub-parsers);

@@ -215,6 +215,15 @@ class Analysis:
                 out.append(ProtocolComparison(model, summary, families))
         return out
 
+    def part(self, episodes: list[Episode]) -> Analysis:
+        """The analysis of some of its episodes (itself when they are all of them), with the same task
+        metadata and the same notes (which already cover every episode)."""
+        if len(episodes) == len(self.episodes):
+            return self
+        part = analyse(episodes, self.tasks)
+        part.notes = self.notes
+        return part
+
     def held_out(self, condition: Condition) -> list[HeldOutPair]:
         """Variants with rows under ``condition`` whose base family also has rows there."""
         out = []
@@ -274,6 +283,7 @@ def _rank(analysis: Analysis, condition: Condition) -> tuple[float, Condition]:
 def _coverage_notes(analysis: Analysis) -> list[str]:
     """Warnings where macro-averages rest on different task sets or seed counts."""
     notes = []
+    suite_of = {e.task: e.suite for e in analysis.episodes}
     unknown = [t for t in analysis.base_tasks if analysis.group(t) == "unknown"]
     if unknown:
         notes.append(
@@ -288,9 +298,11 @@ def _coverage_notes(analysis: Analysis) -> list[str]:
                 and not analysis.count(cond, [base]).episodes
             ):
                 notes.append(f"{cond.label}: held-out {variant} has no {base} episodes to compare with")
-        covered = {t for t in analysis.base_tasks if analysis.count(cond, [t]).episodes}
-        if analysis.base_tasks and len(covered) < len(analysis.base_tasks):
-            missing = sorted(set(analysis.base_tasks) - covered)
+        suites = {e.suite for e in analysis.episodes if e.condition == cond}
+        own = {t for t in analysis.base_tasks if suite_of[t] in suites}  # a condition runs its suites' tasks
+        covered = {t for t in own if analysis.count(cond, [t]).episodes}
+        if len(covered) < len(own):
+            missing = sorted(own - covered)
             notes.append(f"{cond.label} has no episodes of {', '.join(missing)}")
         per_run = {
             run: {

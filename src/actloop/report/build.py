@@ -13,7 +13,7 @@ from actloop.records.recorder import EVENTS_FILE
 from actloop.report.analysis import Analysis, analyse
 from actloop.report.page import render_page
 from actloop.report.records import EpisodeKey, Records, load_records
-from actloop.report.tables import Table, all_tables
+from actloop.report.tables import Table, all_tables, suite_parts
 from actloop.report.tasks import TaskLookup, registry_lookup, resolve_tasks
 from actloop.report.text import markdown_table, write_csv
 from actloop.viewer import episode_data, write_viewer
@@ -38,8 +38,8 @@ class Report:
 
     @property
     def summary_markdown(self) -> str:
-        """Table 3 (the per-condition macro-average summary) as Markdown, then every table a suite marked
-        ``printed``."""
+        """The first table (table 3, the per-condition macro-average summary, when there are step
+        episodes; else a suite's first) as Markdown, then every table a suite marked ``printed``."""
         printed = [self.tables[0], *(t for t in self.tables[1:] if t.printed)]
         return "\n\n".join(markdown_table(table) for table in printed)
 
@@ -73,6 +73,9 @@ def build_report(
     analysis = analyse(records.episodes, tasks)
     analysis.notes[:0] = records.notes
     tables = all_tables(analysis)
+    charts = [
+        chart for _, suite, part in suite_parts(analysis) if suite for chart in suite.report_charts(part)
+    ]
 
     out = Path(out_dir) if out_dir is not None else Path(directories[0]) / REPORT_DIR
     out.mkdir(parents=True, exist_ok=True)
@@ -80,7 +83,9 @@ def build_report(
     markdown = render_markdown(records, analysis, tables)
     files = [write_text(out / MARKDOWN_FILE, markdown)]
     files += [write_csv(table, out) for table in tables]
-    files.append(write_text(out / HTML_FILE, render_page(records, analysis, tables, out.resolve(), written)))
+    files.append(
+        write_text(out / HTML_FILE, render_page(records, analysis, tables, out.resolve(), written, charts))
+    )
     return Report(out, records, analysis, tables, markdown, files, written)
 
 

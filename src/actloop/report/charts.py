@@ -1,8 +1,9 @@
-"""Inline SVG plots: macro-average bars with ±SD error bars, a per-task success heatmap, and grouped bars of
-the trajectory-diagnostics criteria."""
+"""Inline SVG plots: macro-average bars with ±SD error bars, a per-task success heatmap, grouped bars of
+the trajectory-diagnostics criteria, and a suite's grouped bar charts (:class:`BarChart`)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from html import escape
 
 from actloop.report.analysis import SUBSETS, Analysis
@@ -179,6 +180,92 @@ def criteria_chart(table: Table) -> str:
         mid = (spans[0] + spans[-1] + group_w) / 2
         parts.append(
             f'<text x="{mid}" y="{y(0) + 33}" text-anchor="middle" font-weight="600">{escape(module)}</text>'
+        )
+    parts.append(f'<line x1="{left}" y1="{y(0)}" x2="{width - 10}" y2="{y(0)}" stroke="#444"/>')
+    parts.append("</svg>")
+    return "\n".join(parts)
+
+
+@dataclass(frozen=True)
+class BarChart:
+    """Grouped bars a suite puts on the report page: per category one bar per series, on a 0–``top`` axis.
+
+    ``categories`` are ``(group, label)`` pairs in order (groups are labelled once under their categories);
+    ``series`` are ``(name, one value per category)`` with None where there is nothing to show (drawn NA).
+    """
+
+    key: str
+    title: str
+    after: str
+    """The key of the table the chart follows on the page."""
+    categories: list[tuple[str, str]]
+    series: list[tuple[str, list[float | None]]]
+    axis: str = "%"
+    top: float = 100.0
+
+
+def bar_chart(chart: BarChart) -> str:
+    """``chart`` as an inline SVG; each bar's tooltip names its series, category and value."""
+    bar = max(6, min(20, 140 // max(1, len(chart.series))))
+    gap, group_gap, left, plot_h, label_h = 14, 30, 120, 220, 120
+    top = 30 + 16 * len(chart.series)
+    group_w = max(bar * len(chart.series) + gap, 40)
+    starts, x = [], float(left)
+    for i, (group, _) in enumerate(chart.categories):
+        x += group_gap if i and group != chart.categories[i - 1][0] else 0
+        starts.append(x)
+        x += group_w
+    width, height = max(x + 20, left + 300), top + plot_h + label_h
+
+    def y(value: float) -> float:
+        return top + plot_h * (1 - min(value, chart.top) / chart.top)
+
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="chart suite-chart" id="{escape(chart.key)}" '
+        f'role="img" viewBox="0 0 {width} {height}" width="{width}" height="{height}" {FONT} font-size="11">',
+        f"<title>{escape(chart.title)}</title>",
+    ]
+    for tick in range(0, 101, 20):
+        ty = y(chart.top * tick / 100)
+        parts.append(f'<line x1="{left}" y1="{ty:.1f}" x2="{width - 10}" y2="{ty:.1f}" stroke="#ddd"/>')
+        parts.append(
+            f'<text x="{left - 6}" y="{ty + 4:.1f}" text-anchor="end">{chart.top * tick / 100:g}</text>'
+        )
+    ax, ay = left - 38, top + plot_h / 2
+    parts.append(
+        f'<text x="{ax}" y="{ay}" transform="rotate(-90 {ax} {ay})" text-anchor="middle">'
+        f"{escape(chart.axis)}</text>"
+    )
+    for i, (name, _) in enumerate(chart.series):
+        color = SERIES_COLORS[i % len(SERIES_COLORS)]
+        parts.append(f'<rect x="{left}" y="{8 + 16 * i}" width="12" height="12" fill="{color}"/>')
+        parts.append(f'<text x="{left + 16}" y="{18 + 16 * i}">{escape(_short(name, 80))}</text>')
+    for c, ((group, label), start) in enumerate(zip(chart.categories, starts, strict=True)):
+        for i, (name, values) in enumerate(chart.series):
+            value, bx = values[c], start + gap / 2 + i * bar
+            if value is None:
+                parts.append(
+                    f'<text class="na" x="{bx + bar / 2}" y="{y(0) - 3}" text-anchor="middle" fill="#888" '
+                    f'font-size="8">NA<title>{escape(f"{name} · {label}: nothing to show")}</title></text>'
+                )
+                continue
+            tip = escape(f"{name} · {group} {label}: {value:.1f} {chart.axis}")
+            parts.append(
+                f'<rect class="bar" x="{bx + 0.5}" y="{y(value):.1f}" width="{bar - 1}" '
+                f'height="{y(0) - y(value):.1f}" fill="{SERIES_COLORS[i % len(SERIES_COLORS)]}">'
+                f"<title>{tip}</title></rect>"
+            )
+        lx, ly = start + group_w / 2, y(0) + 12
+        parts.append(
+            f'<text x="{lx}" y="{ly}" text-anchor="end" transform="rotate(-35 {lx} {ly})">'
+            f"{escape(_short(label, 22))}<title>{escape(label)}</title></text>"
+        )
+    for group in dict.fromkeys(g for g, _ in chart.categories):
+        spans = [start for (g, _), start in zip(chart.categories, starts, strict=True) if g == group]
+        mid = (spans[0] + spans[-1] + group_w) / 2
+        parts.append(
+            f'<text x="{mid}" y="{y(0) + label_h - 8}" text-anchor="middle" font-weight="600">'
+            f"{escape(group)}</text>"
         )
     parts.append(f'<line x1="{left}" y1="{y(0)}" x2="{width - 10}" y2="{y(0)}" stroke="#444"/>')
     parts.append("</svg>")

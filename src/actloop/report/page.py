@@ -10,9 +10,16 @@ from pathlib import Path
 from urllib.parse import quote
 
 from actloop.report.analysis import Analysis
-from actloop.report.charts import DIAGNOSTICS_TABLE, criteria_chart, macro_bar_chart, task_heatmap
+from actloop.report.charts import (
+    DIAGNOSTICS_TABLE,
+    BarChart,
+    bar_chart,
+    criteria_chart,
+    macro_bar_chart,
+    task_heatmap,
+)
 from actloop.report.records import EpisodeKey, Records
-from actloop.report.tables import Table
+from actloop.report.tables import Table, step_episodes
 
 NUMERIC = re.compile(r"^([-+−]?\d|–$|n/a|NA$)")
 CSS = """
@@ -36,9 +43,17 @@ td.err { max-width: 360px; overflow: hidden; text-overflow: ellipsis; }
 
 
 def render_page(
-    records: Records, analysis: Analysis, tables: list[Table], out_dir: Path, viewers: dict[EpisodeKey, Path]
+    records: Records,
+    analysis: Analysis,
+    tables: list[Table],
+    out_dir: Path,
+    viewers: dict[EpisodeKey, Path],
+    charts: list[BarChart] | None = None,
 ) -> str:
-    """The complete HTML document; ``viewers`` maps episode keys to their written ``viewer.html``."""
+    """The complete HTML document; ``viewers`` maps episode keys to their written ``viewer.html``; the
+    suites' ``charts`` follow the tables they name. The shared step-episode charts and the episode index
+    cover the episodes of :func:`~actloop.report.tables.step_episodes` and appear only when there are any."""
+    step = analysis.part(step_episodes(analysis))
     body = [
         "<h1>actloop report</h1>",
         f'<p class="note">Generated {escape(datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"))} from '
@@ -46,14 +61,15 @@ def render_page(
         + "</p>",
         _data_notes(records, analysis),
     ]
-    body += ["<h2>Macro-average success</h2>", '<div class="scroll">', macro_bar_chart(analysis), "</div>"]
+    if step.episodes:
+        body += ["<h2>Macro-average success</h2>", '<div class="scroll">', macro_bar_chart(step), "</div>"]
     for table in tables:
-        body.append(_table_html(table))
+        body.append(_table_html(table, out_dir, viewers))
         if table.key == "table3_summary":
             body += [
                 "<h2>Per-task success heatmap</h2>",
                 '<div class="scroll">',
-                task_heatmap(analysis),
+                task_heatmap(step),
                 "</div>",
             ]
         elif table.key == DIAGNOSTICS_TABLE and table.records:
@@ -63,7 +79,16 @@ def render_page(
                 criteria_chart(table),
                 "</div>",
             ]
-    body.append(_episode_index(analysis, out_dir, viewers))
+        for chart in charts or []:
+            if chart.after == table.key:
+                body += [
+                    f"<h2>{escape(chart.title)}</h2>",
+                    '<div class="scroll">',
+                    bar_chart(chart),
+                    "</div>",
+                ]
+    if step.episodes:
+        body.append(_episode_index(step, out_dir, viewers))
     return (
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
@@ -88,8 +113,11 @@ def _data_notes(records: Records, analysis: Analysis) -> str:
     return "<ul>" + "".join(f"<li>{item}</li>" for item in items) + "</ul>"
 
 
-def _table_html(table: Table) -> str:
-    head = "".join(f"<th>{escape(c)}</th>" for c in table.columns)
+def _table_html(table: Table, out_dir: Path, viewers: dict[EpisodeKey, Path]) -> str:
+    """The table; one whose rows name episodes gets a last column linking each to its viewer."""
+    linked = any(row.episode is not None for row in table.rows)
+    columns = [*table.columns, "Trajectory"] if linked else table.columns
+    head = "".join(f"<th>{escape(c)}</th>" for c in columns)
     rows = []
     for row in table.rows:
         if row.kind == "section":
@@ -98,7 +126,9 @@ def _table_html(table: Table) -> str:
             )
         else:
             cls = ' class="total"' if row.kind == "total" else ""
-            rows.append(f"<tr{cls}>" + "".join(_td(c) for c in row.cells) + "</tr>")
+            link = _viewer_link(viewers.get(row.episode), out_dir) if row.episode is not None else ""
+            cells = "".join(_td(c) for c in row.cells) + (f"<td>{link}</td>" if linked else "")
+            rows.append(f"<tr{cls}>{cells}</tr>")
     notes = "".join(f'<p class="note">{escape(n)}</p>' for n in table.notes)
     return (
         f'<h2 id="{escape(table.key)}">{escape(table.title)}</h2>\n<div class="scroll"><table>'
@@ -134,12 +164,7 @@ def _episode_index(analysis: Analysis, out_dir: Path, viewers: dict[EpisodeKey, 
         names = analysis.checkpoint_names.get(e.task, [])
         reached = sum(e.checkpoints.get(n, False) for n in names)
         cls = {"infra_error": "infra", "error": "error"}.get(e.status, "ok" if e.success else "fail")
-        viewer = viewers.get(e.key)
-        link = (
-            f'<a class="viewer" href="{_href(viewer, out_dir)}">view</a>'
-            if viewer
-            else '<span class="note">no record</span>'
-        )
+        link = _viewer_link(viewers.get(e.key), out_dir)
         steps = f"{e.steps if e.steps is not None else '?'}/{e.budget if e.budget is not None else '?'}"
         duration = "" if e.duration_s is None else f"{e.duration_s:.1f}"
         error = (
@@ -165,6 +190,13 @@ def _episode_index(analysis: Analysis, out_dir: Path, viewers: dict[EpisodeKey, 
         f"<thead><tr>{head}<th>Error</th><th>Trajectory</th></tr></thead><tbody>{''.join(rows)}</tbody>"
         "</table></div>"
     )
+
+
+def _viewer_link(viewer: Path | None, out_dir: Path) -> str:
+    """A link to an episode's viewer, or a note that it has no record."""
+    if viewer is None:
+        return '<span class="note">no record</span>'
+    return f'<a class="viewer" href="{_href(viewer, out_dir)}">view</a>'
 
 
 def _href(target: Path, out_dir: Path) -> str:

@@ -6,13 +6,13 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from actloop.core.result import STOP_REASONS, Condition
-from actloop.core.suite import get_suite
-from actloop.errors import UnknownSuite
+from actloop.core.suite import Suite, suites
 from actloop.report.analysis import (
     SUBSETS,
     Analysis,
     Count,
 )
+from actloop.report.records import Episode, EpisodeKey
 from actloop.report.stats import MeanSD
 
 RowKind = Literal["data", "section", "total"]
@@ -28,6 +28,8 @@ GROUP_SECTIONS = {
 class Row:
     cells: list[str]
     kind: RowKind = "data"
+    episode: EpisodeKey | None = None
+    """The episode the row describes: the page links the row to its viewer."""
 
 
 @dataclass
@@ -43,8 +45,8 @@ class Table:
     printed: bool = False
     """Printed by ``actloop report`` beside the summary table (for example the raters' agreement)."""
 
-    def add(self, cells: list[str], kind: RowKind = "data") -> None:
-        self.rows.append(Row(cells, kind))
+    def add(self, cells: list[str], kind: RowKind = "data", episode: EpisodeKey | None = None) -> None:
+        self.rows.append(Row(cells, kind, episode))
 
 
 def pct(value: float | None) -> str:
@@ -209,16 +211,31 @@ def outcome_table(a: Analysis) -> Table:
     return table
 
 
+def step_episodes(a: Analysis) -> list[Episode]:
+    """The episodes the shared step-episode sections describe: those of suites that keep the
+    :attr:`~actloop.core.suite.Suite.step_report`, and of suites that are not installed."""
+    known = suites()
+    return [e for e in a.episodes if e.suite not in known or known[e.suite].step_report]
+
+
+def suite_parts(a: Analysis) -> list[tuple[str, Suite | None, Analysis]]:
+    """Per suite with episodes (by name): the installed suite (None when it is not) and the analysis of its
+    episodes alone."""
+    known = suites()
+    names = sorted({e.suite for e in a.episodes})
+    return [(n, known.get(n), a.part([e for e in a.episodes if e.suite == n])) for n in names]
+
+
 def all_tables(a: Analysis) -> list[Table]:
-    """Every table the data supports, in report order: the shared tables, then each suite's own (see
-    :meth:`~actloop.core.suite.Suite.report_tables`), then the outcomes."""
-    tables = [summary_table(a), task_matrix(a), progress_table(a)]
-    for name in sorted({e.suite for e in a.episodes}):
-        try:
-            suite = get_suite(name)
-        except UnknownSuite:
+    """Every table the data supports, in report order: the shared step-episode tables over the episodes
+    they describe (:func:`step_episodes`), then each suite's own over its episodes (see
+    :meth:`~actloop.core.suite.Suite.report_tables`), then the outcomes of every episode."""
+    step = a.part(step_episodes(a))
+    tables = [summary_table(step), task_matrix(step), progress_table(step)] if step.episodes else []
+    for name, suite, part in suite_parts(a):
+        if suite is None:
             a.notes.append(f"suite {name!r} is not installed: its own tables are left out")
             continue
-        tables += suite.report_tables(a)
+        tables += suite.report_tables(part)
     tables.append(outcome_table(a))
     return tables

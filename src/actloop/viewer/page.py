@@ -1,8 +1,9 @@
 """Writes ``viewer.html``: one self-contained page per episode that opens from disk without a server.
 
-The episode data is embedded as JSON and rendered by a script that only sets ``textContent`` and
-attributes (see :mod:`actloop.viewer.assets`): decisions and reasons come from models and are untrusted.
-Frames are referenced by their relative paths inside the record directory.
+A suite may view its episodes its own way (:meth:`~actloop.core.suite.Suite.episode_page`); every other
+episode gets the step viewer here. The episode data is embedded as JSON and rendered by a script that only
+sets ``textContent`` and attributes (see :mod:`actloop.viewer.assets`): decisions and reasons come from
+models and are untrusted. Frames are referenced by their relative paths inside the record directory.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from actloop.core.suite import suites
 from actloop.core.text import write_text
 from actloop.viewer.assets import STEP_HTML, render_page
 from actloop.viewer.steps import episode_data
@@ -162,8 +164,10 @@ def render_viewer(data: dict[str, Any], panels: list[Panel] | None = None) -> st
 def write_viewer(
     record_dir: Path, panels: list[Panel] | None = None, data: dict[str, Any] | None = None
 ) -> Path:
-    """Write ``record_dir/viewer.html`` from the record (or its :func:`episode_data` when given) and
-    ``panels``, and return its path."""
+    """Write ``record_dir/viewer.html`` and return its path: the page of the record's suite when it has
+    its own, else the step viewer of the record (or of its :func:`episode_data` when given) and ``panels``."""
     record_dir = Path(record_dir)
-    page = render_viewer(episode_data(record_dir) if data is None else data, panels)
-    return write_text(record_dir / VIEWER_FILE, page)
+    data = episode_data(record_dir) if data is None else data
+    suite = suites().get(str((data.get("episode") or {}).get("suite")))
+    page = suite.episode_page(record_dir) if suite is not None else None
+    return write_text(record_dir / VIEWER_FILE, render_viewer(data, panels) if page is None else page)

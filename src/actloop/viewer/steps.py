@@ -41,7 +41,7 @@ def episode_data(record_dir: Path) -> dict[str, Any]:
                     "budget": data.get("budget"),
                     "text": data.get("text"),
                     "frames": [
-                        _frame(record_dir, f) for f in data.get("frames") or [] if isinstance(f, dict)
+                        recorded_frame(record_dir, f) for f in data.get("frames") or [] if isinstance(f, dict)
                     ],
                     "actions": [],
                     "turns": [],
@@ -53,21 +53,21 @@ def episode_data(record_dir: Path) -> dict[str, Any]:
             turn = {"type": str(kind), "data": data, "time": event.get("created_at")}
             if kind == "tool_result":
                 turn["frames"] = [
-                    _frame(record_dir, f) for f in data.get("frames") or [] if isinstance(f, dict)
+                    recorded_frame(record_dir, f) for f in data.get("frames") or [] if isinstance(f, dict)
                 ]
             (steps[-1]["turns"] if steps else before).append(turn)
     return {
         "episode": {key: start.get(key) for key in ("suite", "task", "seed", "run", "model", "protocol")},
         "instruction": start.get("instruction"),
         "budget": start.get("budget"),
-        "result": _result(record_dir, end),
+        "result": episode_result(record_dir, end),
         "steps": steps,
         "before": before,
         "unreadable_lines": unreadable,
     }
 
 
-def _result(record_dir: Path, end: dict[str, Any] | None) -> dict[str, Any] | None:
+def episode_result(record_dir: Path, end: dict[str, Any] | None) -> dict[str, Any] | None:
     """``result.json`` if readable, else the ``episode_end`` event's data (which adds a traceback)."""
     result: dict[str, Any] | None = None
     try:
@@ -82,7 +82,7 @@ def _result(record_dir: Path, end: dict[str, Any] | None) -> dict[str, Any] | No
     return result
 
 
-def _frame(record_dir: Path, frame: dict[str, Any]) -> dict[str, Any]:
+def recorded_frame(record_dir: Path, frame: dict[str, Any]) -> dict[str, Any]:
     """A recorded frame with its path kept only when it is a plain relative path that stays inside the
     record (links followed)."""
     raw = frame.get("path")

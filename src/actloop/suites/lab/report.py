@@ -1,7 +1,9 @@
 """The lab suite's report tables: the seed's table 2 (success rate and process score, overall, per capability
 dimension and per tier), table 3 (per interface level and the change between levels) and the stage pass
 rates π_l with the stage where runs stopped, and the failure causes (the first decisive error of each failed
-run, :mod:`actloop.suites.lab.attribution`) per condition.
+run, :mod:`actloop.suites.lab.attribution`) per condition, then every episode linked to its viewer; and its
+charts: success rate and process score per experiment, capability dimension and tier, and the stage pass
+rates, one bar per condition. ``actloop report`` prints every lab table.
 
 Rates follow eq. 4: averaged over the runs of each experiment, then over experiments, so every experiment
 counts equally. An episode the harness or the provider failed has no score: it counts as a failure at level
@@ -15,6 +17,7 @@ from dataclasses import dataclass
 
 from actloop.core.result import Condition
 from actloop.report.analysis import Analysis
+from actloop.report.charts import BarChart
 from actloop.report.records import Episode
 from actloop.report.tables import Table, condition_fields
 from actloop.suites.lab.attribution import CAUSES
@@ -74,6 +77,10 @@ def _subsets(runs: list[LabRun]) -> list[tuple[str, list[LabRun]]]:
     ]
     by_tier = [(t.capitalize(), [r for r in runs if entry(r.experiment).tier == t]) for t in TIERS]
     return [("Overall", runs), *by_dimension, *by_tier]
+
+
+SUBSET_GROUPS = ("overall", *(["dimension"] * len(DIMENSIONS)), *(["tier"] * len(TIERS)))
+"""The chart group of each of :func:`_subsets`' subsets."""
 
 
 def _lab_conditions(a: Analysis) -> list[Condition]:
@@ -212,7 +219,8 @@ def episode_table(a: Analysis) -> Table:
                 "yes" if run.success else "no", "–" if error is None else f"{error:.3f}",
                 str(run.level), f"{run.process_score:.0f}", run.stop_stage,
                 "–" if sim is None else f"{sim:.1f}", run.cause or "–", _instance_set(scores),
-            ]
+            ],
+            episode=e.key,
         )  # fmt: skip
         table.records.append(
             {**condition_fields(e.condition), "task": e.task, "seed": e.seed, "run": e.run, "e": error,
@@ -229,7 +237,48 @@ def _instance_set(scores: dict[str, object]) -> str:
 
 
 def report_tables(a: Analysis) -> list[Table]:
-    """The lab tables the data supports."""
+    """The lab tables the data supports, each printed by ``actloop report``."""
     if not _lab_conditions(a):
         return []
-    return [main_table(a), level_table(a), stage_table(a), cause_table(a), episode_table(a)]
+    tables = [main_table(a), level_table(a), stage_table(a), cause_table(a), episode_table(a)]
+    for table in tables:
+        table.printed = True
+    return tables
+
+
+def report_charts(a: Analysis) -> list[BarChart]:
+    """Success rate and process score per experiment, capability dimension and tier (after table 2), and
+    the stage pass rates (after their table); one series per condition."""
+    conditions = _lab_conditions(a)
+    if not conditions:
+        return []
+    experiments = sorted({e.task for e in a.episodes if e.suite == "lab"})
+    subsets = [name for name, _ in _subsets([])]
+    categories = [("experiment", x) for x in experiments] + list(zip(SUBSET_GROUPS, subsets, strict=True))
+    success, process = [], []
+    for condition in conditions:
+        runs = _runs(a, condition)
+        groups = [[r for r in runs if r.experiment == x] for x in experiments]
+        groups += [subset for _, subset in _subsets(runs)]
+        success.append((condition.label, [_rate(g) for g in groups]))
+        process.append((condition.label, [_process(g) for g in groups]))
+    stages = []
+    for condition in conditions:
+        rates = stage_pass_rates((r.experiment, r.level) for r in _runs(a, condition)).rates
+        stages.append((condition.label, [None if rate is None else 100 * rate for rate in rates]))
+    return [
+        BarChart("lab_chart_success", "Lab: success rate (%) per experiment, capability dimension and tier",
+                 "lab_table2_main", categories, success, "success %"),
+        BarChart("lab_chart_process", "Lab: process score per experiment, capability dimension and tier",
+                 "lab_table2_main", categories, process, "process score"),
+        BarChart("lab_chart_stages", "Lab: stage pass rates π_l (%)", "lab_stage_pass_rates",
+                 [("stage", f"π{i} {stage}") for i, stage in enumerate(STAGES, 1)], stages, "π %"),
+    ]  # fmt: skip
+
+
+def _rate(runs: list[LabRun]) -> float | None:
+    return 100 * success_rate((r.experiment, r.success) for r in runs) if runs else None
+
+
+def _process(runs: list[LabRun]) -> float | None:
+    return mean_process_score((r.experiment, r.process_score) for r in runs) if runs else None

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from actloop.agent.session import ModelSession
     from actloop.records.recorder import EpisodeRecorder
     from actloop.report.analysis import Analysis
+    from actloop.report.charts import BarChart
     from actloop.report.tables import Table
 
 
@@ -144,10 +145,23 @@ class Lab(Suite):
 
         return run_benchmarks(repeats=max(1, options.repeats))
 
+    step_report: ClassVar[bool] = False
+    """A lab episode is programs run on a bench, reported in the lab's own tables, charts and viewer."""
+
     def report_tables(self, analysis: Analysis) -> list[Table]:
         from actloop.suites.lab.report import report_tables
 
         return report_tables(analysis)
+
+    def report_charts(self, analysis: Analysis) -> list[BarChart]:
+        from actloop.suites.lab.report import report_charts
+
+        return report_charts(analysis)
+
+    def episode_page(self, record_dir: Path) -> str:
+        from actloop.suites.lab.episode_view import render_episode_page
+
+        return render_episode_page(record_dir)
 
     def builtin_models(self) -> dict[str, BuiltinModel]:
         from actloop.suites.lab.reference_model import lab_reference
