@@ -11,7 +11,7 @@ import pytest
 
 from actloop.cli import main
 from actloop.suites.lab.card import task_card
-from actloop.suites.lab.check import SLOW, check
+from actloop.suites.lab.check import SLOW, Served, check, check_citations, check_served
 from actloop.suites.lab.episode import served_episode
 from actloop.suites.lab.experiments import experiment, experiment_keys, unreleased
 from actloop.suites.lab.instance import draw
@@ -47,6 +47,24 @@ def test_a_copy_leaking_a_hidden_value_into_a_part_fails_the_card_check(
     assert card.split()[0] == "FAIL"
     assert f"k = {k!r} written as {k:.4g}" in card and "stiff" in card
     assert any(line.split()[:2] == ["FAIL", "spec"] for line in lines)  # no table-6 row for it either
+
+
+def test_a_hidden_value_in_an_answer_or_a_workspace_file_fails_the_served_check() -> None:
+    clean = Served({"state": '{"joints": [0.1, 1.2345]}'}, {"card.md": "# card"}, [], {"k": K})
+    assert check_served(clean).passed
+    in_answer = Served(
+        {**clean.answers, "wait": '{"extension_mm": 42.735}'}, clean.workspace_files, [], {"k": K}
+    )
+    assert "the wait answer leaks k" in check_served(in_answer).fact and not check_served(in_answer).passed
+    in_file = Served(clean.answers, {"log.csv": f"time_s,k\n0.0,{K}\n"}, [], {"k": K})
+    assert "workspace file log.csv leaks k" in check_served(in_file).fact
+
+
+def test_an_accepted_fabricated_citation_fails_the_citations_check() -> None:
+    refused = [(False, "observation x was never served"), (False, "value 987654.321 was never shown")]
+    assert check_citations(Served({}, {}, refused, {})).passed
+    accepted = [refused[0], (True, "matches what ruler showed")]
+    assert not check_citations(Served({}, {}, accepted, {})).passed
 
 
 def test_the_scanner_finds_a_hidden_value_in_its_usual_spellings() -> None:
