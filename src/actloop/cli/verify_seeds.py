@@ -129,12 +129,14 @@ def _check(suite_name: str, tasks: list[str], directory: Path | None) -> int:
 
 
 def _check_expert_runs(suite_name: str, tasks: list[str], directory: Path | None, workers: int) -> int:
-    """Re-run the expert on every released seed, ``workers`` at once; one line per seed, then a summary."""
+    """Re-run the expert on every released seed, ``workers`` at once; one line per seed, then a summary
+    (nothing for a suite without expert runs to repeat)."""
     suite = get_suite(suite_name)
     started = time.perf_counter()
-    problems = [
-        problem for task in tasks for problem in suite.check_expert_runs(task, directory, workers, say)
-    ]
+    checks = [suite.check_expert_runs(task, directory, workers, say) for task in tasks]
+    if all(check is None for check in checks):
+        return 0
+    problems = [problem for check in checks for problem in check or []]
     elapsed = time.perf_counter() - started
     for problem in problems:
         console.print(f"[red]{problem}[/red]")

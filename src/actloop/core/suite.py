@@ -150,11 +150,11 @@ class Suite(ABC):
         directory: Path | None = None,
         workers: int = 1,
         log: Callable[[str], None] | None = None,
-    ) -> list[str]:
+    ) -> list[str] | None:
         """Re-run the expert on every released seed of ``task`` (``workers`` at once) and compare each run
-        with its manifest entry; the problems found, one line per seed to ``log``. None by default: a suite
-        whose :meth:`check_seeds` says all there is to check."""
-        return []
+        with its manifest entry; the problems found, one line per seed to ``log``. None (the default) when
+        the suite has no expert runs to repeat beyond what :meth:`check_seeds` checks."""
+        return None
 
     def screen_seeds(
         self,
