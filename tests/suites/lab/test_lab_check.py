@@ -11,7 +11,7 @@ import pytest
 
 from actloop.cli import main
 from actloop.suites.lab.card import task_card
-from actloop.suites.lab.check import SLOW, Served, check, check_citations, check_served
+from actloop.suites.lab.check import QUICK_SKIPS, Served, check, check_citations, check_served
 from actloop.suites.lab.episode import served_episode
 from actloop.suites.lab.experiments import experiment, experiment_keys, unreleased
 from actloop.suites.lab.instance import draw
@@ -24,8 +24,8 @@ K = 42.73467115520869
 
 @pytest.mark.parametrize("key", experiment_keys())
 def test_every_built_experiment_passes_the_cheap_checks(key: str) -> None:
-    outcomes = check(key, 1, skip=SLOW)
-    assert [o.name for o in outcomes] == ["spec", "card", "idle", "served", "citations"]
+    outcomes = check(key, 1, skip=QUICK_SKIPS)
+    assert [o.name for o in outcomes] == ["spec", "card", "idle", "served", "citations", "audit"]
     assert all(o.passed for o in outcomes), "\n".join(o.line() for o in outcomes)
 
 
