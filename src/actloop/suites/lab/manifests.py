@@ -115,8 +115,11 @@ def verify_instance(experiment: str, seed: int, key: InstanceKey | None = None) 
     from actloop.suites.lab.reference import reference
 
     env = LabEnv(experiment, seed, instance_key=key)
-    failure = run_reference(env, reference(experiment))
-    score, _ = env.score()
+    try:
+        failure = run_reference(env, reference(experiment))
+        score, _ = env.score()
+    finally:
+        env.close()
     entry = {
         "seed": seed,
         "instance_id": env.instance.instance_id,
@@ -160,18 +163,18 @@ def verified_in_order(
         yield from map(verify, seeds)
         return
     context = multiprocessing.get_context("spawn")
-    idle: list[tuple[Connection, BaseProcess]] = []
-    for _ in range(min(workers, len(seeds))):
-        parent_end, child_end = context.Pipe(duplex=True)
-        verifier = context.Process(target=_serve, args=(child_end,), name="actloop-verifier", daemon=True)
-        verifier.start()
-        child_end.close()
-        idle.append((parent_end, verifier))
-    verifiers = list(idle)
+    verifiers: list[tuple[Connection, BaseProcess]] = []
     busy: dict[Connection, tuple[int, BaseProcess]] = {}
     done: dict[int, Entry] = {}
     waiting = iter(seeds)
     try:
+        for _ in range(min(workers, len(seeds))):
+            parent_end, child_end = context.Pipe(duplex=True)
+            verifier = context.Process(target=_serve, args=(child_end,), name="actloop-verifier", daemon=True)
+            verifier.start()
+            child_end.close()
+            verifiers.append((parent_end, verifier))
+        idle = list(verifiers)
         for seed in seeds:
             while seed not in done:
                 while idle and (upcoming := next(waiting, None)) is not None:
