@@ -6,6 +6,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from actloop.core.result import Condition
 from actloop.report import build_report
 from actloop.report.tables import Table
 from actloop.suites.lab.scoring import process_score
@@ -65,3 +68,84 @@ def test_tables_2_3_and_stage_pass_rates_match_a_hand_computation(tmp_path: Path
         ["black_box_resistor", "1", "1", "no", "0.200", "2", "20", "first_reading"],
         ["black_box_resistor", "2", "1", "no", "–", "0", "0", "not scored"],
     ]
+
+
+def _lab_run(tmp_path: Path, rows: list[dict[str, Any]]) -> Path:
+    out = tmp_path / "run"
+    out.mkdir()
+    (out / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return out
+
+
+ROWS = [lab_row("hookes_law", 1, 6), lab_row("hookes_law", 2, 4), lab_row("black_box_resistor", 1, 2)]
+
+
+def test_a_lab_report_has_the_labs_sections_and_none_of_the_step_episode_ones(tmp_path: Path) -> None:
+    report = build_report([_lab_run(tmp_path, ROWS)], tmp_path / "report", viewers=False)
+    keys = [t.key for t in report.tables]
+    assert keys == [
+        "lab_table2_main", "lab_table3_levels", "lab_stage_pass_rates", "lab_failure_causes", "lab_episodes",
+        "outcomes",
+    ]  # fmt: skip
+    printed = report.summary_markdown
+    for title in ("Lab: success rate %", "Lab: success across interface levels", "Lab: stage pass rates",
+                  "Lab: failed runs by first decisive error", "Lab episodes"):  # fmt: skip
+        assert f"### {title}" in printed
+    assert "Single-arm" not in report.markdown and "Dual-arm" not in report.markdown
+    assert "Steps" not in report.markdown and "Subtask progress" not in report.markdown
+    assert not any("has no episodes of" in note for note in report.analysis.notes)
+    page = (tmp_path / "report" / "report.html").read_text()
+    assert "Macro-average success" not in page and "Per-task success heatmap" not in page
+    assert 'id="episodes"' not in page and "Single-arm" not in page
+    for chart in ("lab_chart_success", "lab_chart_process", "lab_chart_stages"):
+        assert page.count(f'id="{chart}"') == 1
+    # each chart follows its table
+    assert (
+        page.index('id="lab_table2_main"')
+        < page.index('id="lab_chart_success"')
+        < page.index('id="lab_table3_levels"')
+    )
+    assert page.index('id="lab_stage_pass_rates"') < page.index('id="lab_chart_stages"')
+
+
+def test_the_lab_charts_match_a_hand_computation(tmp_path: Path) -> None:
+    from actloop.suites.lab.report import report_charts
+
+    analysis = build_report([_lab_run(tmp_path, ROWS)], tmp_path / "report", viewers=False).analysis
+    success, process, stages = report_charts(analysis)
+    assert success.categories[:3] == [
+        ("experiment", "black_box_resistor"), ("experiment", "hookes_law"), ("overall", "Overall"),
+    ]  # fmt: skip
+    assert [group for group, _ in success.categories[3:]] == ["dimension"] * 4 + ["tier"] * 2
+    [(label, rates)] = success.series
+    assert label == "m/a (T0)"
+    # black box: SR 0, PS 20; hookes_law: SR 1/2, PS (100 + 40) / 2; overall: SR 1/4, PS 45
+    assert rates[:3] == [0.0, 50.0, 25.0] and process.series[0][1][:3] == [20.0, 70.0, 45.0]
+    assert rates[3:5] == [None, None]  # no manipulation or long-horizon experiment ran
+    # levels 6, 4, 2: ℓ ≥ 1..6 = 3, 3, 2, 2, 1, 1 of 3
+    assert stages.series[0][1] == [100.0, 100.0, 2 / 3 * 100, 100.0, 50.0, 100.0]
+    assert (success.after, stages.after) == ("lab_table2_main", "lab_stage_pass_rates")
+
+
+def test_lab_episodes_link_to_their_viewers(tmp_path: Path) -> None:
+    run = _lab_run(tmp_path, [{**lab_row("hookes_law", 1, 6), "record_dir": "episodes/hookes"}])
+    record = run / "episodes" / "hookes"
+    record.mkdir(parents=True)
+    start = {"suite": "lab", "task": "hookes_law", "seed": 1, "run": 1, "model": "m/a", "protocol": "T0"}
+    (record / "events.jsonl").write_text(json.dumps({"type": "episode_start", "data": start}) + "\n")
+    report = build_report([run], tmp_path / "report")
+    episodes = next(t for t in report.tables if t.key == "lab_episodes")
+    assert episodes.rows[0].episode == ("lab", "hookes_law", 1, 1, Condition("m/a", "T0"))
+    page = (tmp_path / "report" / "report.html").read_text()
+    assert "<th>Trajectory</th>" in page and 'href="../run/episodes/hookes/viewer.html">view</a>' in page
+    assert 'id="lab-episode"' in (record / "viewer.html").read_text()
+
+
+def test_actloop_report_prints_the_lab_tables(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from actloop.cli import main
+
+    assert main(["report", str(_lab_run(tmp_path, ROWS)), "--out", str(tmp_path / "report")]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("### Lab: success rate % (process score 0-100)")
+    assert "| m/a | T0 | hookes_law | 1 | 1 | yes |" in out and "Lab: stage pass rates" in out
+    assert "Single-arm" not in out and "Subtask progress" not in out

@@ -328,6 +328,7 @@ SCRIPT = r"""
   renderPanels(data.panels, byId("panels"), () => {});
 
   const time = data.timeline || { marks: [], spans: [], end: 0 };
+  const secs = (t) => (typeof t === "number" ? t.toFixed(2) : "–");
   const line = byId("timeline");
   const end = time.end || 1;
   const bar = el("div", "line");
@@ -336,16 +337,16 @@ SCRIPT = r"""
     const node = el("div", "span");
     place(node, span.start);
     node.style.width = (100 * Math.max(0, span.end - span.start) / end).toFixed(2) + "%";
-    node.title = span.label + ": " + fmt(span.start) + "–" + fmt(span.end) + " s";
+    node.title = span.label + ": " + secs(span.start) + "–" + secs(span.end) + " s";
     bar.append(node);
   }
   for (const mark of time.marks) {
     const node = el("div", "mark " + mark.kind);
     place(node, mark.time);
-    node.title = fmt(mark.time) + " s: " + mark.label;
+    node.title = secs(mark.time) + " s: " + mark.label;
     bar.append(node);
   }
-  line.append(el("div", "muted", "0 – " + fmt(end) + " s simulated; " + time.marks.length + " events, " +
+  line.append(el("div", "muted", "0 – " + secs(end) + " s simulated; " + time.marks.length + " events, " +
     fmt(time.displays) + " instrument display readings"), bar, el("div", "muted",
     "marks: observations (blue), settings (teal), program ends (orange), the submission (red); green: " +
     "a measurement condition held"));
@@ -354,11 +355,11 @@ SCRIPT = r"""
   for (const column of ["t (s)", "event", "detail"]) head.append(el("th", null, column));
   table.append(head);
   const rows = time.marks.map((m) => [m.time, m.label, m.detail])
-    .concat(time.spans.map((s) => [s.start, s.label + " (until " + fmt(s.end) + " s)", "condition held"]))
+    .concat(time.spans.map((s) => [s.start, s.label + " (until " + secs(s.end) + " s)", "condition held"]))
     .sort((a, b) => a[0] - b[0]);
   for (const row of rows) {
     const tr = el("tr");
-    for (const cell of row) tr.append(el("td", null, fmt(cell)));
+    row.forEach((cell, i) => tr.append(el("td", null, i === 0 ? secs(cell) : fmt(cell))));
     table.append(tr);
   }
   line.append(table);
