@@ -89,8 +89,9 @@ def test_a_lab_report_has_the_labs_sections_and_none_of_the_step_episode_ones(tm
     ]  # fmt: skip
     printed = report.summary_markdown
     for title in ("Lab: success rate %", "Lab: success across interface levels", "Lab: stage pass rates",
-                  "Lab: failed runs by first decisive error", "Lab episodes"):  # fmt: skip
+                  "Lab: failed runs by first decisive error"):  # fmt: skip
         assert f"### {title}" in printed
+    assert "### Lab episodes" not in printed and "### Lab episodes" in report.markdown
     assert "Single-arm" not in report.markdown and "Dual-arm" not in report.markdown
     assert "Steps" not in report.markdown and "Subtask progress" not in report.markdown
     assert not any("has no episodes of" in note for note in report.analysis.notes)
@@ -147,5 +148,6 @@ def test_actloop_report_prints_the_lab_tables(tmp_path: Path, capsys: pytest.Cap
     assert main(["report", str(_lab_run(tmp_path, ROWS)), "--out", str(tmp_path / "report")]) == 0
     out = capsys.readouterr().out
     assert out.startswith("### Lab: success rate % (process score 0-100)")
-    assert "| m/a | T0 | hookes_law | 1 | 1 | yes |" in out and "Lab: stage pass rates" in out
+    assert "Lab: stage pass rates" in out and "Lab: failed runs by first decisive error" in out
+    assert "Lab episodes" not in out  # one row per episode: in report.md and the page
     assert "Single-arm" not in out and "Subtask progress" not in out

@@ -3,7 +3,7 @@ dimension and per tier), table 3 (per interface level and the change between lev
 rates π_l with the stage where runs stopped, and the failure causes (the first decisive error of each failed
 run, :mod:`actloop.suites.lab.attribution`) per condition, then every episode linked to its viewer; and its
 charts: success rate and process score per experiment, capability dimension and tier, and the stage pass
-rates, one bar per condition. ``actloop report`` prints every lab table.
+rates, one bar per condition. ``actloop report`` prints the tables of rates and causes.
 
 Rates follow eq. 4: averaged over the runs of each experiment, then over experiments, so every experiment
 counts equally. An episode the harness or the provider failed has no score: it counts as a failure at level
@@ -237,13 +237,13 @@ def _instance_set(scores: dict[str, object]) -> str:
 
 
 def report_tables(a: Analysis) -> list[Table]:
-    """The lab tables the data supports, each printed by ``actloop report``."""
+    """The lab tables the data supports; ``actloop report`` prints all but the episodes (one row each)."""
     if not _lab_conditions(a):
         return []
-    tables = [main_table(a), level_table(a), stage_table(a), cause_table(a), episode_table(a)]
-    for table in tables:
+    summaries = [main_table(a), level_table(a), stage_table(a), cause_table(a)]
+    for table in summaries:
         table.printed = True
-    return tables
+    return [*summaries, episode_table(a)]
 
 
 def report_charts(a: Analysis) -> list[BarChart]:
