@@ -49,6 +49,11 @@ def test_a_copy_leaking_a_hidden_value_into_a_part_fails_the_card_check(
     assert any(line.split()[:2] == ["FAIL", "spec"] for line in lines)  # no table-6 row for it either
 
 
+def test_an_experiment_not_built_fails_once_saying_so() -> None:
+    (outcome,) = check("pendulum_g", 1, skip=QUICK_SKIPS)
+    assert not outcome.passed and "catalogued but not built yet" in outcome.fact
+
+
 def test_a_hidden_value_in_an_answer_or_a_workspace_file_fails_the_served_check() -> None:
     clean = Served({"state": '{"joints": [0.1, 1.2345]}'}, {"card.md": "# card"}, [], {"k": K})
     assert check_served(clean).passed
@@ -92,6 +97,7 @@ def test_the_scanner_passes_over_short_numbers_words_and_near_misses() -> None:
         "k = 42.8 N/m, R = 1466 ohm, 1.469 kΩ",  # near, but not the value rounded
         "token a1467e7431 and 0x42734 and id 3f9a01c2-1467",  # inside words and hex strings
         "2000 samples, 0.0020 s",  # trailing zeros of a whole number are no digits; 0.0020 has two
+        "hash 123e512abc, 123e-999",  # out of range both ways
     ]
     for text in clean:
         assert find_leaks(text, hidden) == [], text

@@ -291,7 +291,14 @@ def _guarded(name: str, run: Callable[[], Outcome]) -> Outcome:
 
 
 def check(key: str, seed: int = 1, skip: tuple[str, ...] = ()) -> list[Outcome]:
-    """Every check of experiment ``key`` on instance ``seed`` but the optional ones named in ``skip``."""
+    """Every check of experiment ``key`` on instance ``seed`` but the optional ones named in ``skip``; only
+    the spec's failure when the experiment cannot be loaded."""
+    from actloop.suites.lab.experiments import experiment
+
+    try:
+        experiment(key)
+    except Exception as err:  # not built, or its module or spec fails: nothing else can be checked
+        return [_raised("spec", err)]
     outcomes = [
         _guarded(name, partial(run, key, seed))
         for name, run in (("spec", check_spec), ("card", check_card), ("idle", check_idle))

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 MIN_DIGITS = 3
 SCALES = (1e-6, 1e-3, 1e-2, 1.0, 1e2, 1e3, 1e6)
 """The scalings a value may be written in: µ, m, c, the unit itself, per cent or h, k, M."""
-NUMBER = re.compile(r"(?<![\w.])(\d+(?:\.\d*)?|\.\d+)(?:[eE]([+-]?\d+))?(?![\d.])")
+NUMBER = re.compile(r"(?<![\w.])(\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?(?![\d.])")
 """A number written on its own (not inside a word or a hex string); units may follow it directly."""
 CONTEXT = 40
 """Characters of the line shown either side of a leak."""
@@ -58,10 +58,9 @@ def find_leaks(text: str, hidden: Mapping[str, float], min_digits: int = MIN_DIG
     values = {name: abs(value) for name, value in hidden.items() if math.isfinite(value) and value != 0}
     for line in text.splitlines():
         for match in NUMBER.finditer(line):
-            mantissa, exponent = match.group(1), match.group(2)
-            digits = significant_digits(mantissa)
-            written = float(mantissa) * 10.0 ** int(exponent or 0)
-            if digits < min_digits or written == 0:
+            digits = significant_digits(match.group(1))
+            written = float(match.group(0))  # a hex string's "123e512" reads as infinity: passed over
+            if digits < min_digits or written == 0 or not math.isfinite(written):
                 continue
             half_step = max(_quantum(written, digits) / 2 * (1 + 1e-9), written * FLOAT_SLACK)
             for name, value in values.items():
