@@ -11,7 +11,7 @@ import pytest
 
 from actloop.cli import main
 from actloop.suites.lab.card import task_card
-from actloop.suites.lab.check import QUICK_SKIPS, Served, check, check_citations, check_served
+from actloop.suites.lab.check import QUICK_SKIPS, Served, check, check_citations, check_served, check_spec
 from actloop.suites.lab.episode import served_episode
 from actloop.suites.lab.experiments import experiment, experiment_keys, unreleased
 from actloop.suites.lab.instance import draw
@@ -46,7 +46,19 @@ def test_a_copy_leaking_a_hidden_value_into_a_part_fails_the_card_check(
     card = next(line for line in lines if " card " in line)
     assert card.split()[0] == "FAIL"
     assert f"k = {k!r} written as {k:.4g}" in card and "stiff" in card
-    assert any(line.split()[:2] == ["FAIL", "spec"] for line in lines)  # no table-6 row for it either
+    assert "FAIL spec       table 6 (catalog.py) has no row 'leaky_spring'" in lines[1]
+
+
+def test_a_spec_that_strays_from_its_table_6_row_fails_naming_the_fields() -> None:
+    built = experiment("hookes_law")
+    stray = dataclasses.replace(built, spec=dataclasses.replace(built.spec, key="pendulum_g"))
+    with unreleased(stray):
+        outcome = check_spec("pendulum_g", 1)
+    assert not outcome.passed
+    assert (
+        "differs from table 6 in number: spec 1, table 2;" in outcome.fact and "quantities:" in outcome.fact
+    )
+    assert check_spec("hookes_law", 1).passed
 
 
 def test_an_experiment_not_built_fails_once_saying_so() -> None:
