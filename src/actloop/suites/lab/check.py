@@ -158,8 +158,9 @@ class Served:
     hidden: dict[str, float]
 
 
-def _script(lab: Any, client: ModuleType, env: LabEnv) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """Drive the bench through every T0 call; returns each answer by call and the fabricated citations."""
+def _script(lab: Any, client: ModuleType, env: LabEnv, result: dict[str, Any]) -> dict[str, Any]:
+    """Drive the bench through every T0 call, submitting ``result`` with fabricated citations; returns each
+    answer by call."""
     answers: dict[str, Any] = {"calibration": lab.calibration(), "state": lab.state()}
     seen = lab.observe()
     answers["observe"] = {k: v for k, v in seen.items() if k != "images"}
@@ -180,8 +181,8 @@ def _script(lab: Any, client: ModuleType, env: LabEnv) -> tuple[dict[str, Any], 
         {"observation_id": "no-such-observation", "instrument": instrument, "value": 1.0},
         {"observation_id": seen["observation_id"], "instrument": instrument, "value": NEVER_SHOWN},
     ]
-    answers["submit"] = lab.submit(plausible_result(env), fabricated)
-    return answers, fabricated
+    answers["submit"] = lab.submit(result, fabricated)
+    return answers
 
 
 def serve_script(key: str, seed: int) -> Served:
@@ -193,14 +194,16 @@ def serve_script(key: str, seed: int) -> Served:
     with tempfile.TemporaryDirectory(prefix="actloop-check-") as directory:
         workspace = Path(directory) / "workspace"
         with served_episode(key, seed, workspace, None) as episode:
+            env, bench = episode.env, episode.server.bench_thread  # the bench's own thread evaluates it
+            result = bench.submit(plausible_result, env).result()
             client = load_client(workspace)
             lab = client.Lab()
             try:
-                answers, _ = _script(lab, client, episode.env)
+                answers = _script(lab, client, env, result)
             finally:
                 lab.close()
-            _, verdicts = episode.env.score()
-            hidden = hidden_values(episode.env)
+            _, verdicts = bench.submit(env.score).result()
+            hidden = bench.submit(hidden_values, env).result()
         files = {
             path.name: path.read_text()
             for path in sorted(workspace.iterdir())
