@@ -211,15 +211,16 @@ def test_a_reading_while_the_block_still_heats_fails_the_condition_gate(env: Lab
 def test_settled_means_both_temperatures_within_the_bound_over_ten_seconds(
     env: LabEnv, block_drift: float, probe_drift: float, span_s: float, settled: bool
 ) -> None:
-    """Samples cooling by the drift over the window down to the present temperatures."""
-    watch = watcher(env)
-    block, bead = bench(env).network.temperature("block"), bench(env).network.temperature("bead")
-    watch._history.clear()
+    """Samples, a quarter second apart, cooling by the drift over the window down to the present
+    temperatures, given to the evaluator's fresh watch of them."""
+    watch = watcher(env).settled
+    block, bead = bench(env).temperatures_k()
     samples = round(span_s / 0.25)
-    for i in range(samples):
+    for i in range(samples + 1):
         left = (samples - i) / samples
-        watch._history.append((i * 0.25, block + block_drift * left, bead + probe_drift * left))
-    assert watch._sample(span_s) is settled
+        assert watch.due(i * 0.25)
+        watch.sample(i * 0.25, (block + block_drift * left, bead + probe_drift * left))
+    assert watch.settled is settled
 
 
 @pytest.mark.parametrize(("factor", "succeeds"), [(1.00299, True), (1.00302, False)])

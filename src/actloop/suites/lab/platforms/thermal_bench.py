@@ -11,6 +11,9 @@ resistance drawn per instance, the same at any temperature) run from the handle 
 reads them in series with the thermistor. The switch is a bistable rocker (a hinge held at either end of
 its travel: front half down is on); each key is a sprung slide joint that counts one press each time it is
 pushed past its threshold.
+
+The kit's standard parts (:func:`bench_parts` and its pieces) carry the card's texts, generated from the
+constants here; its published layout (:meth:`ThermalBench.layout`) says where a hand or a camera finds them.
 """
 
 from __future__ import annotations
@@ -25,8 +28,9 @@ import numpy as np
 from actloop.sim.scene import TABLE_TOP_Z, WORLD_GEOM
 from actloop.suites.lab.instruments import DigitalDisplay, InstrumentSpec
 from actloop.suites.lab.physics.heat import ROOM, ThermalNetwork
-from actloop.suites.lab.platforms.base import ReadingSite
-from actloop.suites.lab.platforms.display import DisplayFace, FacedPlatform
+from actloop.suites.lab.platforms.base import ReadingSite, published
+from actloop.suites.lab.platforms.display import FACE_DEPTH_M, DisplayFace, FacedPlatform
+from actloop.suites.lab.spec import Part
 
 KELVIN = 273.15
 THERMAL_STEPS = 24
@@ -59,6 +63,9 @@ ROCKER_PIVOT_M = 0.008
 """The rocker's pivot above the controller's top: either end clears the top at full throw."""
 ROCKER_STIFFNESS = 0.05
 """N·m/rad towards the end of travel the rocker is nearer to."""
+KEY_CAP_HALF = (0.009, 0.009, 0.005)
+KEY_CAP_Z = 0.004
+"""A key's cap: its half size and its centre above the key's origin (on the controller's top)."""
 KEY_TRAVEL = 0.004
 KEY_PRESSED = 0.0028
 KEY_RELEASED = 0.0012
@@ -108,6 +115,59 @@ FACE_CENTRES = {
     "setpoint_lcd": (CONTROLLER[0], CONTROLLER[1] - CONTROLLER_HALF[1] - 0.001, TABLE_TOP_Z + 0.03),
 }
 """Window centres of the faces (world), each facing −y (towards the robot)."""
+
+
+def block_part() -> Part:
+    return Part("block", "an aluminium block with a well in its top; the heater warms it", restore="fixed")
+
+
+def probe_parts() -> tuple[Part, ...]:
+    """The two-wire thermistor probe and its holder."""
+    return (
+        Part(
+            "probe",
+            "a two-wire thermistor probe: the thermistor in the tip of a thin stem below a handle, joined to "
+            f"the ohmmeter by a {LEAD_LENGTH_M:g} m lead of two thin constantan wires; rests in its holder",
+        ),
+        Part("holder", "holds the probe upright by its stem beside the block", restore="fixed"),
+    )
+
+
+def heater_parts() -> tuple[Part, ...]:
+    """The heater controller's rocker switch and setpoint keys (with its setpoint display)."""
+    low, high = SETPOINT_RANGE
+    return (
+        Part(
+            "heater_switch",
+            "a rocker on the controller's top: front half pressed down turns the heater on, back half off",
+            restore="off",
+        ),
+        Part(
+            "setpoint_keys",
+            f"two keys on the controller's top: the left one lowers the setpoint by {SETPOINT_STEP:g} degC, "
+            f"the right one raises it by {SETPOINT_STEP:g} degC ({low:g} to {high:g} degC); the "
+            "controller's display shows the setpoint",
+            restore="any",
+        ),
+    )
+
+
+def meter_parts() -> tuple[Part, ...]:
+    """The meter panel's thermometer and ohmmeter."""
+    return (
+        Part("thermometer", f"shows the block's temperature in {THERMOMETER.unit}", restore="fixed"),
+        Part(
+            "ohmmeter",
+            "shows the resistance between the two wires of the probe's lead at its terminals, in "
+            f"{OHMMETER.unit}",
+            restore="fixed",
+        ),
+    )
+
+
+def bench_parts() -> tuple[Part, ...]:
+    """Every part of the bench, in the card's order."""
+    return (block_part(), *probe_parts(), *heater_parts(), *meter_parts())
 
 
 def well_xml(name: str, centre: tuple[float, float], half: tuple[float, float, float], rgba: str) -> str:
@@ -179,13 +239,13 @@ class ThermalBench(FacedPlatform):
         px, py = PANEL
         cx, cy = CONTROLLER
         top = z + 2 * CONTROLLER_HALF[2]
+        cap = " ".join(map(str, KEY_CAP_HALF))
         keys = "\n".join(
             f"""<body name="key_{i}" pos="{x} {cy} {top}">
   <joint name="key_{i}" type="slide" axis="0 0 1" range="{-KEY_TRAVEL} 0" stiffness="100" springref="0.006"
          damping="1.5" solreflimit="0.005 1"/>
-  <geom name="key_{i}_cap" type="box" size="0.009 0.009 0.005" pos="0 0 0.004" rgba="{rgba}" mass="0.03"
-        solref="0.005 1"
-        {WORLD_GEOM}/>
+  <geom name="key_{i}_cap" type="box" size="{cap}" pos="0 0 {KEY_CAP_Z}" rgba="{rgba}" mass="0.03"
+        solref="0.005 1" {WORLD_GEOM}/>
 </body>"""
             for i, (x, rgba) in enumerate(zip(KEYS_X, ("0.2 0.3 0.7 1", "0.75 0.25 0.2 1"), strict=True))
         )
@@ -289,6 +349,36 @@ class ThermalBench(FacedPlatform):
         power = min(HEATER_MAX_W, max(0.0, GAIN_W_PER_K * (self.setpoint - block_c)))
         self.network.set_heater("heater", on=self.heater_on(data), watts=power)
         self.network.step(1)
+
+    def temperatures_k(self) -> tuple[float, float]:
+        """The block's and the thermistor bead's temperatures (K)."""
+        return self.network.temperature("block"), self.network.temperature("bead")
+
+    # --- published layout ---
+    def layout(self) -> dict[str, list[float]]:
+        """Each well's axis (x, y) and the top of its box (z); the wells' depth; the probe's handle (its
+        bottom and top above the stem's tip); the rocker's pivot; each key's centre and the top of its cap;
+        each LCD's window (the centre of its face, and its width and height)."""
+        top = TABLE_TOP_Z + 2 * CONTROLLER_HALF[2]
+        cap_top = top + KEY_CAP_Z + KEY_CAP_HALF[2]
+        keys = {
+            f"{name}_key": [x, CONTROLLER[1], cap_top] for name, x in zip(("down", "up"), KEYS_X, strict=True)
+        }
+        windows: dict[str, list[float]] = {}
+        for face in FACES:
+            x, y, z = FACE_CENTRES[face.texture]
+            windows[face.texture] = [x, y - FACE_DEPTH_M, z]
+            windows[f"{face.texture}_size"] = [face.width_m, face.height_m]
+        positions = {
+            "block_well": [*BLOCK, TABLE_TOP_Z + 2 * BLOCK_HALF[2]],
+            "holder_well": [*HOLDER, TABLE_TOP_Z + 2 * HOLDER_HALF[2]],
+            "well_depth": [WELL_DEPTH],
+            "probe_handle": [STEM_LENGTH, STEM_LENGTH + HANDLE_LENGTH],
+            "rocker_pivot": [SWITCH_X, CONTROLLER[1], top + ROCKER_PIVOT_M],
+            **keys,
+            **windows,
+        }
+        return published(positions)
 
     # --- instruments ---
     def instruments(self) -> list[InstrumentSpec]:
