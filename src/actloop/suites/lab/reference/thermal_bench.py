@@ -1,0 +1,176 @@
+"""The thermal bench's operator for reference experimenters: carry the probe by its handle between the
+holder and the block's well, rock the heater switch on or off, step the setpoint with its keys, and read the
+meter panel's LCDs from a level wrist close-up once they hold steady. Every position of the bench comes from
+its published layout (``calibration()["layout"]``).
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Sequence
+
+import numpy as np
+from PIL import Image
+
+from actloop.suites.lab.reference.display import Camera, project, read_display, window_corners
+from actloop.suites.lab.reference.motion import DOWN, GC_OFFSET, Arm, Client, quaternion
+
+HOLDER = "holder_well"
+BLOCK = "block_well"
+"""The wells the probe stands in, by their names in the layout."""
+LET_GO_M = 0.003
+"""The probe is let go with its tip this far above the well's floor."""
+GRIP_UP_HANDLE = 0.029
+"""Where the fingers close on the handle, above its bottom."""
+ROCKER_ARM = 0.013
+"""How far from the pivot the fingertips press the rocker (its front half, towards the robot, is on)."""
+ROCKER_PRESS_TOP = 0.002
+"""How far above the pivot the fingertips stop: the rocker's top there is past its middle, so it snaps
+over."""
+KEY_PRESS_M = 0.0055
+"""A little past a key's 4 mm travel, so it bottoms out."""
+FIRST_SETPOINT = 25
+STEP_C = 5
+"""The setpoint at the start and each key press's step (the card's)."""
+LCD_CELLS = {"thermometer": 4, "ohmmeter": 5, "setpoint": 2}
+"""Each LCD's character cells."""
+PAD_HALF = 0.012
+WRIST_UP_M = 0.09
+VIEW_FROM = (0.005, -0.148, 0.005)
+"""Where the wrist camera looks at the panel from, relative to the thermometer's window (level, the hand
+clear of the table)."""
+LOOK = quaternion((0.0, 1.0, 0.0), (-1.0, 0.0, 0.0))
+"""Approach towards the panel, palm side up: the wrist camera looks at the LCDs upright."""
+GRASP = quaternion((0.0, 0.0, -1.0), (0.0, 1.0, 0.0))
+"""Fingertips down, closing along y: the probe comes out of a well hanging above where it stood (closing
+along x, it comes out a few millimetres towards the back)."""
+SAFE_Z = 1.05
+HEAT_S = 60.0
+"""A first wait after raising the setpoint (the block heats at about half a degree a second)."""
+CHECK_S = 10.0
+STEADY = {"thermometer": (0.02, 0.0), "ohmmeter": (0.0015, 3e-4)}
+"""Two readings of a meter agree within an amount or a fraction of the reading, whichever is larger (for
+the ohmmeter, about one count of its LCD)."""
+MAX_CHECKS = 30
+
+
+class ThermalOperator:
+    """Works the thermal bench of a connected client."""
+
+    def __init__(self, lab: Client) -> None:
+        self.lab = lab
+        self.arm = Arm(lab)
+        self.calibration = lab.calibration()
+        self.layout: dict[str, list[float]] = self.calibration["layout"]
+        self.setpoint = FIRST_SETPOINT
+        x, y, z = self.layout["thermometer_lcd"]
+        self.view = (x + VIEW_FROM[0], y + VIEW_FROM[1], z + VIEW_FROM[2])
+        self.ready = np.array(lab.state()["joints"])
+        """The arm's posture at the start (fingertips down, high in front): the way to and from the panel."""
+        self.at_panel = False
+        self.look: np.ndarray | None = None
+        """The posture high in front of the panel, turned towards it, as first reached from the start."""
+
+    def to(self, x: float, y: float, z: float, orientation: list[float] = DOWN) -> None:
+        self.arm.line([x, y, z], orientation)
+
+    def above(self, x: float, y: float) -> None:
+        """Rise to the safe height fingertips down (from the panel through the starting posture), then
+        cross to above (x, y)."""
+        if self.at_panel:
+            self.arm.line([*self.view[:2], SAFE_Z - WRIST_UP_M], LOOK)
+            self.arm.joints_to(self.ready)
+            self.at_panel = False
+        here = self.lab.state()["hand_position"]
+        self.to(here[0], here[1], max(SAFE_Z, here[2]))
+        self.to(x, y, SAFE_Z)
+
+    # --- the probe ---
+    def carry_probe(self, start: str, end: str) -> None:
+        """Lift the probe by its handle out of the well ``start`` (:data:`HOLDER` or :data:`BLOCK`) and
+        lower it into the well ``end`` (the holder's funnel guides a stem a few millimetres off)."""
+        (sx, sy, s_top), (ex, ey, e_top) = self.layout[start], self.layout[end]
+        (depth,) = self.layout["well_depth"]
+        grip = self.layout["probe_handle"][0] + GRIP_UP_HANDLE + GC_OFFSET
+        self.lab.gripper(0.04)
+        self.above(sx, sy)
+        self.to(sx, sy, SAFE_Z, GRASP)
+        self.to(sx, sy, s_top - depth + grip + 0.0005, GRASP)
+        self.lab.gripper(0.0)
+        self.to(sx, sy, SAFE_Z, GRASP)
+        self.to(ex, ey, SAFE_Z, GRASP)
+        self.to(ex, ey, e_top - depth + LET_GO_M + grip, GRASP)
+        self.lab.gripper(0.04)
+        self.to(ex, ey, SAFE_Z, GRASP)
+
+    # --- the controller ---
+    def press(self, x: float, y: float, top_z: float, depth: float) -> None:
+        """Press down with closed fingertips at (x, y) to ``depth`` below ``top_z``, and let go."""
+        tip = GC_OFFSET + PAD_HALF
+        self.lab.gripper(0.0)
+        self.to(x, y, top_z + tip + 0.02)
+        self.to(x, y, top_z + tip - depth)
+        self.to(x, y, top_z + tip + 0.02)
+
+    def heater(self, on: bool) -> None:
+        """Rock the heater switch on (its front half down) or off."""
+        x, y, z = self.layout["rocker_pivot"]
+        self.above(x, y)
+        self.press(x, y + (-ROCKER_ARM if on else ROCKER_ARM), z + ROCKER_PRESS_TOP, 0.0)
+
+    def set_to(self, celsius: int) -> None:
+        """Step the setpoint to ``celsius`` with the up or the down key."""
+        step = STEP_C if celsius > self.setpoint else -STEP_C
+        x, y, z = self.layout["up_key" if step > 0 else "down_key"]
+        if self.setpoint != celsius:
+            self.above(x, y)
+        while self.setpoint != celsius:
+            self.press(x, y, z, KEY_PRESS_M)
+            self.setpoint += step
+
+    # --- the meters ---
+    def face_panel(self) -> None:
+        """Hold the wrist camera level in front of the panel, coming from the starting posture."""
+        if self.at_panel:
+            return
+        x, y, z = self.view
+        if self.look is None:  # from the start, where the bench's IK turns the wrist the short way
+            self.to(x, y, SAFE_Z - WRIST_UP_M, LOOK)
+            self.look = np.array(self.lab.state()["joints"])
+        else:  # the same way every time, through the starting posture
+            self.above(x, y)
+            self.arm.joints_to(self.ready)
+            self.arm.joints_to(self.look)
+        self.to(x, y, z - WRIST_UP_M, LOOK)
+        self.at_panel = True
+
+    def read(self, meters: Sequence[str]) -> tuple[str, dict[str, float]]:
+        """(observation id, each meter's value) from one close-up of their LCDs."""
+        seen = self.lab.observe()
+        robot = seen["robot"]
+        camera = Camera.wrist(self.calibration, robot["hand_position"], robot["hand_quaternion"])
+        image = np.asarray(Image.open(io.BytesIO(seen["images"]["wrist"])).convert("RGB"))
+        values = {}
+        for name in meters:
+            width, height = self.layout[f"{name}_lcd_size"]
+            corners = window_corners(self.layout[f"{name}_lcd"], (1, 0, 0), (0, 0, 1), width, height)
+            values[name] = float(read_display(image, project(corners, camera), LCD_CELLS[name]))
+        return str(seen["observation_id"]), values
+
+    def settled_reading(self, meters: Sequence[str]) -> tuple[str, dict[str, float]]:
+        """A reading once two in a row, :data:`CHECK_S` apart, agree (the block and probe settled)."""
+        self.lab.wait(HEAT_S)
+        _, last = self.read(meters)
+        for _ in range(MAX_CHECKS):
+            self.lab.wait(CHECK_S)
+            observation, now = self.read(meters)
+            if all(steady(name, last[name], now[name]) for name in meters):
+                return observation, now
+            last = now
+        raise RuntimeError("the meters never settled")
+
+
+def steady(meter: str, last: float, now: float) -> bool:
+    """Whether two successive readings of ``meter`` agree (:data:`STEADY`)."""
+    amount, fraction = STEADY[meter]
+    return abs(now - last) <= max(fraction * now, amount)
