@@ -6,7 +6,7 @@ Discovered by module: the reference of an experiment is the module named after i
 submits (returning the submission's answer). The other modules are the references' shared tools (motion,
 reading displays and scales, each platform's operator).
 
-Nothing here may import the bench, its physics or its evaluator, nor anything of actloop (the package is
+Nothing here may import the bench, its physics or its evaluator, nor anything outside this package (it is
 copied into an agent's workspace to run there): only the client, the published calibration (with the
 bench's published layout) and what any experimenter may know from the card.
 """
