@@ -112,3 +112,16 @@ def test_restore_checks_name_what_is_wrong(scene: tuple[mujoco.MjModel, mujoco.M
     mujoco.mj_forward(model, data)
     assert on_the_bench(data, "block") == ["block is off the bench"]
     assert switched_off(True, "heater") == ["the heater is on"] and switched_off(False, "heater") == []
+
+
+def test_a_bench_evaluator_watches_only_its_kind_of_platform() -> None:
+    from actloop.suites.lab.experiments import experiment
+    from actloop.suites.lab.instance import draw
+    from actloop.suites.lab.platforms.circuit_board import CircuitBoard
+
+    board, stand = experiment("black_box_resistor"), experiment("hookes_law")
+    instance = draw(board.spec, 1)
+    evaluator = board.evaluator(board.spec, Record(), instance, board.platform(instance))
+    assert type(evaluator).platform_type is CircuitBoard  # taken from BenchEvaluator[CircuitBoard]
+    with pytest.raises(TypeError, match="BlackBoxEvaluator watches a CircuitBoard"):
+        board.evaluator(board.spec, Record(), instance, stand.platform(draw(stand.spec, 1)))

@@ -12,7 +12,7 @@ import copy
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Generic, TypeVar, cast, get_args
 
 import mujoco
 
@@ -42,6 +42,9 @@ from actloop.suites.lab.watch import ContactWatch, robot_holds_nothing
 def robot_geom_ids(model: mujoco.MjModel) -> set[int]:
     """The geoms of the robot (arm, hand, fingers)."""
     return {i for i in range(model.ngeom) if model.geom(i).name.startswith(ROBOT_PREFIX)}
+
+
+P = TypeVar("P", bound=Platform)
 
 
 class Evaluator(ABC):
@@ -79,14 +82,22 @@ class Evaluator(ABC):
         raise ConfigError(f"{self.spec.key} has no refit")
 
 
-class BenchEvaluator(Evaluator):
-    """An evaluator watching the robot on one kind of platform: it notes whether the robot ever touched
-    what :meth:`handled` names (L1's action), hands every step's touched geoms to :meth:`observe`, and
-    checks the bench restored by the platform's rules (:meth:`restore_problems`) with the robot holding
-    nothing."""
+class BenchEvaluator(Evaluator, Generic[P]):
+    """An evaluator watching the robot on one kind of platform ``P`` (``BenchEvaluator[CircuitBoard]``):
+    it notes whether the robot ever touched what :meth:`handled` names (L1's action), hands every step's
+    touched geoms to :meth:`observe`, and checks the bench restored by the platform's rules
+    (:meth:`restore_problems`) with the robot holding nothing."""
 
     platform_type: ClassVar[type[Platform]]
-    """The kind of platform it watches."""
+    """The kind of platform it watches (``P``, taken from the subscripted base class)."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        for base in getattr(cls, "__orig_bases__", ()):
+            watched = [arg for arg in get_args(base) if isinstance(arg, type) and issubclass(arg, Platform)]
+            if watched:
+                cls.platform_type = watched[0]
+
     restored_text: ClassVar[str] = "the bench is restored"
     """What the restore check says when nothing is wrong."""
 
@@ -96,7 +107,7 @@ class BenchEvaluator(Evaluator):
             raise TypeError(f"{type(self).__name__} watches a {self.platform_type.__name__}")
         self.record = record
         self.instance = instance
-        self.platform = platform
+        self.platform: P = cast(P, platform)  # checked against platform_type above
         self.acted = False
         self._watch: ContactWatch | None = None
         self._handled: frozenset[int] = frozenset()

@@ -78,7 +78,7 @@ class HookeEvaluator(StandEvaluator):
 
     def milestones(self, valid: Sequence[Verdict], log: InstrumentLog, conditions: Conditions) -> list[Check]:
         loads = sorted({load for load, _ in self.reading_loads(valid)})
-        open_loads = [load for load in loads if self.stand.opens_coils(load)]
+        open_loads = [load for load in loads if self.platform.opens_coils(load)]
         return [
             *self.rest_milestones(log, conditions),
             Check(
@@ -93,7 +93,7 @@ class HookeEvaluator(StandEvaluator):
         """k from a least-squares line of the reading (mm) against the load (kg) of the valid readings
         taken with the spring's coils open (load above its initial tension): below that the tray rests
         on the closed coils, off the line."""
-        stand = self.stand
+        stand = self.platform
         points = [
             (load * stand.weight_mass, value)
             for load, value in self.reading_loads(valid)

@@ -32,36 +32,30 @@ HOME_TOLERANCE_M = 0.01
 SUPPLY_CONTROLS = ("rocker_paddle", "key_up", "key_down")
 
 
-class BoardEvaluator(BenchEvaluator):
+class BoardEvaluator(BenchEvaluator[CircuitBoard]):
     """Watches the board (see the module docstring)."""
 
-    platform_type = CircuitBoard
     restored_text = "the supply is off and the box is home"
     required_conditions: tuple[str, ...] = (IN_CIRCUIT,)
     circuit_box: ClassVar[str]
     """The box whose seating in the socket closes the experiment's circuit."""
 
-    @property
-    def board(self) -> CircuitBoard:
-        assert isinstance(self.platform, CircuitBoard)
-        return self.platform
-
     def __init__(self, spec: ExperimentSpec, record: Record, instance: Instance, board: Platform) -> None:
         super().__init__(spec, record, instance, board)
-        self.settings = Timeline(self.record, "setting", "volts", self.board.setpoint)
+        self.settings = Timeline(self.record, "setting", "volts", self.platform.setpoint)
         self._live = HeldFor()
         self.measurable = False
         """Whether the box was in a live circuit above 0 V for L2_HOLD_S."""
 
     def handled(self, watch: ContactWatch) -> frozenset[int]:
-        return watch.geoms(*SUPPLY_CONTROLS, *(b.name for b in self.board.boxes))
+        return watch.geoms(*SUPPLY_CONTROLS, *(b.name for b in self.platform.boxes))
 
     def live(self, state: BoardState) -> bool:
         """Whether the circuit is closed and powered."""
-        return state.powered and state.seated[self.board.sockets[0].name] == self.circuit_box
+        return state.powered and state.seated[self.platform.sockets[0].name] == self.circuit_box
 
     def observe(self, time_s: float, data: mujoco.MjData, touched: set[int]) -> None:
-        state = self.board.state
+        state = self.platform.state
         self.settings.update(time_s, state.setpoint)
         held = self._live.update(time_s, self.live(state))
         self.tracker.update(time_s, {IN_CIRCUIT: self.live(state) and held >= SETTLE_S})
@@ -70,7 +64,7 @@ class BoardEvaluator(BenchEvaluator):
     def live_milestones(self, log: InstrumentLog, conditions: Conditions) -> list[Check]:
         """L1-L3: the robot worked the board; the box sat in a live circuit above 0 V; an observation shows
         every meter readable then."""
-        meters = [m.spec.name for m in self.board.meters]
+        meters = [m.spec.name for m in self.platform.meters]
         first = first_observation(
             log, lambda t: conditions.held(IN_CIRCUIT, t) and self.settings.at(t) > 0, meters
         )
@@ -111,13 +105,13 @@ class BoardEvaluator(BenchEvaluator):
                 key, meter = f"{v.citation.file}#{v.citation.row}", v.citation.column
             read.setdefault(key, set()).add(meter)
             times[key] = v.time_s
-        every = {m.spec.name for m in self.board.meters}
+        every = {m.spec.name for m in self.platform.meters}
         return sorted({self.settings.at(times[k]) for k, names in read.items() if every <= names})
 
     def restore_problems(self, data: mujoco.MjData) -> list[str]:
-        problems = switched_off(self.board.powered, "supply")
-        for box in self.board.boxes:
-            if not self.board.at_home(data, box, HOME_TOLERANCE_M):
+        problems = switched_off(self.platform.powered, "supply")
+        for box in self.platform.boxes:
+            if not self.platform.at_home(data, box, HOME_TOLERANCE_M):
                 x, y, _ = (float(v) for v in data.body(box.name).xpos)
                 name = box.name.replace("_", " ")
                 problems.append(f"the {name} is not upright on its pad (its centre is at {x:.3f}, {y:.3f})")

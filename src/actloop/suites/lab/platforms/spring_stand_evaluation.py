@@ -42,17 +42,11 @@ def rest_rule() -> str:
     )
 
 
-class StandEvaluator(BenchEvaluator):
+class StandEvaluator(BenchEvaluator[SpringStand]):
     """Watches the stand (see the module docstring)."""
 
-    platform_type = SpringStand
     restored_text = "every weight is back in the rack"
     required_conditions: tuple[str, ...] = (AT_REST,)
-
-    @property
-    def stand(self) -> SpringStand:
-        assert isinstance(self.platform, SpringStand)
-        return self.platform
 
     def __init__(self, spec: ExperimentSpec, record: Record, instance: Instance, stand: Platform) -> None:
         super().__init__(spec, record, instance, stand)
@@ -68,13 +62,13 @@ class StandEvaluator(BenchEvaluator):
     def handled(self, watch: ContactWatch) -> frozenset[int]:
         """The weights (whose geoms it keeps, with the tray plate's, for :meth:`observe`)."""
         (self._plate,) = watch.geoms(TRAY_PLATE)
-        self._weights = watch.geoms(*self.stand.weights)
+        self._weights = watch.geoms(*self.platform.weights)
         return self._weights
 
     def observe(self, time_s: float, data: mujoco.MjData, touched: set[int]) -> None:
         carried = carried_by(self._plate, self._weights, self.watch(data.model).links(data))
         self.loads.update(time_s, len(carried))
-        slow = self.stand.tray_speed(data) < REST_SPEED_M_S
+        slow = self.platform.tray_speed(data) < REST_SPEED_M_S
         untouched = touched.isdisjoint({self._plate, *carried})
         at_rest = self._rest.update(time_s, slow and untouched) >= REST_HOLD_S
         self.tracker.update(time_s, {AT_REST: at_rest})
@@ -122,11 +116,11 @@ class StandEvaluator(BenchEvaluator):
     def restore_problems(self, data: mujoco.MjData) -> list[str]:
         return [
             problem
-            for i, weight in enumerate(self.stand.weights, 1)
+            for i, weight in enumerate(self.platform.weights, 1)
             for problem in back_in_place(
                 data,
                 weight,
-                self.stand.rack_position(i),
+                self.platform.rack_position(i),
                 "its place in the rack",
                 RACK_TOLERANCE_M,
                 RACK_HEIGHT_TOLERANCE_M,

@@ -56,17 +56,11 @@ def readings_of(valid: Sequence[Verdict], instrument: str) -> list[float]:
     ]
 
 
-class ThermalEvaluator(BenchEvaluator):
+class ThermalEvaluator(BenchEvaluator[ThermalBench]):
     """Watches the thermal bench (see the module docstring)."""
 
-    platform_type = ThermalBench
     restored_text = "heater off, probe in its holder"
     required_conditions: tuple[str, ...] = (IN_WELL, SETTLED)
-
-    @property
-    def bench(self) -> ThermalBench:
-        assert isinstance(self.platform, ThermalBench)
-        return self.platform
 
     def __init__(self, spec: ExperimentSpec, record: Record, instance: Instance, bench: Platform) -> None:
         super().__init__(spec, record, instance, bench)
@@ -80,7 +74,7 @@ class ThermalEvaluator(BenchEvaluator):
         return watch.geoms_of_bodies(*WORKED)
 
     def observe(self, time_s: float, data: mujoco.MjData, touched: set[int]) -> None:
-        bench = self.bench
+        bench = self.platform
         in_well = bench.probe_in_well(data)
         if self.settled.due(time_s):
             self.settled.sample(time_s, bench.temperatures_k())
@@ -120,7 +114,7 @@ class ThermalEvaluator(BenchEvaluator):
         return float(shown) if isinstance(shown, int | float) else None
 
     def restore_problems(self, data: mujoco.MjData) -> list[str]:
-        bench = self.bench
+        bench = self.platform
         problems = switched_off(bench.heater_on(data), "heater")
         if not bench.probe_in_holder(data):
             x, y, z = bench.probe_tip(data)
