@@ -13,12 +13,13 @@ import numpy as np
 from PIL import Image
 
 from actloop.suites.lab.reference.display import Camera, project, read_display, window_corners
-from actloop.suites.lab.reference.motion import GC_OFFSET, Arm, Client, quaternion
+from actloop.suites.lab.reference.motion import GC_OFFSET, PAD_HALF, Client, Operator, quaternion
 
 ROCKER_ARM = 0.016
 """The rocker is pressed this far in front of (on) or behind (off) its pivot."""
 KEY_PRESS_M = 0.0035
-PAD_HALF = 0.012
+PRESS_CLEARANCE = 0.03
+"""A press starts and ends this far above what it presses."""
 WRIST_BACK_M = 0.09
 """The wrist camera sits this far along the palm side of the hand frame."""
 VIEW_HEIGHT = 0.22
@@ -32,14 +33,11 @@ MAX_UNREAD = 3
 """Images per setting that may fail to read before the operator gives up."""
 
 
-class BoardOperator:
+class BoardOperator(Operator):
     """Works the board of a connected client; ``cells`` gives each meter's LCD character cells (by name)."""
 
     def __init__(self, lab: Client, cells: Mapping[str, int]) -> None:
-        self.lab = lab
-        self.arm = Arm(lab)
-        self.calibration = lab.calibration()
-        self.layout: dict[str, list[float]] = self.calibration["layout"]
+        super().__init__(lab)
         self.cells = dict(cells)
         self.setting = 0
 
@@ -74,25 +72,17 @@ class BoardOperator:
         self.to(ex, ey, SAFE_Z)
 
     # --- the supply ---
-    def press(self, x: float, y: float, top_z: float, depth: float) -> None:
-        """Press down with closed fingertips at (x, y) to ``depth`` below ``top_z``, and let go."""
-        tip = GC_OFFSET + PAD_HALF
-        self.lab.gripper(0.0)
-        self.to(x, y, top_z + tip + 0.03)
-        self.to(x, y, top_z + tip - depth)
-        self.to(x, y, top_z + tip + 0.03)
-
     def rocker(self, on: bool) -> None:
         x, y, z = self.layout["rocker"]
         self.above(x, y)
-        self.press(x, y + (-ROCKER_ARM if on else ROCKER_ARM), z, 0.001)
+        self.press(x, y + (-ROCKER_ARM if on else ROCKER_ARM), z, 0.001, PRESS_CLEARANCE, HAND)
 
     def set_to(self, volts: int) -> None:
         """Raise the supply's setting to ``volts`` steps with the UP key."""
         x, y, z = self.layout["key_up"]
         self.above(x, y)
         while self.setting < volts:
-            self.press(x, y, z, KEY_PRESS_M)
+            self.press(x, y, z, KEY_PRESS_M, PRESS_CLEARANCE, HAND)
             self.setting += 1
 
     # --- the meters ---

@@ -71,6 +71,8 @@ def slerp(q0: np.ndarray, q1: np.ndarray, t: float) -> np.ndarray:
 
 DOWN = quaternion((0.0, 0.0, -1.0), (1.0, 0.0, 0.0))
 """Fingertips down, fingers closing along world x."""
+PAD_HALF = 0.012
+"""The finger pads reach this far past the grasp centre along the approach axis (the fingertips)."""
 
 
 class Arm:
@@ -114,3 +116,25 @@ class Arm:
 
     def grip(self, width_m: float) -> None:
         self.lab.gripper(width_m)
+
+
+class Operator:
+    """A reference's hands on one bench: the client, its arm, the calibration and the bench's published
+    layout (``calibration()["layout"]``), and the presses every bench's keys and switches take."""
+
+    def __init__(self, lab: Client) -> None:
+        self.lab = lab
+        self.arm = Arm(lab)
+        self.calibration = lab.calibration()
+        self.layout: dict[str, list[float]] = self.calibration["layout"]
+
+    def press(
+        self, x: float, y: float, top_z: float, depth: float, clearance: float, orientation: list[float]
+    ) -> None:
+        """Press down with closed fingertips at (x, y) from ``clearance`` above ``top_z`` to ``depth`` below
+        it, and back up."""
+        tip = GC_OFFSET + PAD_HALF
+        self.lab.gripper(0.0)
+        self.arm.line([x, y, top_z + tip + clearance], orientation)
+        self.arm.line([x, y, top_z + tip - depth], orientation)
+        self.arm.line([x, y, top_z + tip + clearance], orientation)

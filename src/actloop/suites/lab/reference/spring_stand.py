@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 from PIL import Image
 
-from actloop.suites.lab.reference.motion import GC_OFFSET, Arm, Client, quaternion
+from actloop.suites.lab.reference.motion import GC_OFFSET, Client, Operator, quaternion
 from actloop.suites.lab.reference.ruler import read_ruler
 
 SPOTS = ((-0.035, 0.02), (0.035, 0.02), (-0.035, -0.02), (0.035, -0.02))
@@ -54,14 +54,11 @@ def ruler_view(layout: Mapping[str, Sequence[float]]) -> tuple[float, float]:
     return edge + MARKS_INSET_M, face - FACE_CLEARANCE_M
 
 
-class StandOperator:
+class StandOperator(Operator):
     """Works the spring stand of a connected client."""
 
     def __init__(self, lab: Client) -> None:
-        self.lab = lab
-        self.arm = Arm(lab)
-        self.calibration = lab.calibration()
-        self.layout: dict[str, list[float]] = self.calibration["layout"]
+        super().__init__(lab)
         self.ruler = ruler_view(self.layout)
         self.weight_height = self.layout["weight_size"][1]
         self.pointer_z = POINTER_GUESS_Z

@@ -13,7 +13,7 @@ import numpy as np
 from PIL import Image
 
 from actloop.suites.lab.reference.display import Camera, project, read_display, window_corners
-from actloop.suites.lab.reference.motion import DOWN, GC_OFFSET, Arm, Client, quaternion
+from actloop.suites.lab.reference.motion import DOWN, GC_OFFSET, Client, Operator, quaternion
 
 HOLDER = "holder_well"
 BLOCK = "block_well"
@@ -28,13 +28,14 @@ ROCKER_PRESS_TOP = 0.002
 """How far above the pivot the fingertips stop: the rocker's top there is past its middle, so it snaps
 over."""
 KEY_PRESS_M = 0.0055
+PRESS_CLEARANCE = 0.02
+"""A press starts and ends this far above what it presses."""
 """A little past a key's 4 mm travel, so it bottoms out."""
 FIRST_SETPOINT = 25
 STEP_C = 5
 """The setpoint at the start and each key press's step (the card's)."""
 LCD_CELLS = {"thermometer": 4, "ohmmeter": 5, "setpoint": 2}
 """Each LCD's character cells."""
-PAD_HALF = 0.012
 WRIST_UP_M = 0.09
 VIEW_FROM = (0.005, -0.148, 0.005)
 """Where the wrist camera looks at the panel from, relative to the thermometer's window (level, the hand
@@ -54,14 +55,11 @@ the ohmmeter, about one count of its LCD)."""
 MAX_CHECKS = 30
 
 
-class ThermalOperator:
+class ThermalOperator(Operator):
     """Works the thermal bench of a connected client."""
 
     def __init__(self, lab: Client) -> None:
-        self.lab = lab
-        self.arm = Arm(lab)
-        self.calibration = lab.calibration()
-        self.layout: dict[str, list[float]] = self.calibration["layout"]
+        super().__init__(lab)
         self.setpoint = FIRST_SETPOINT
         x, y, z = self.layout["thermometer_lcd"]
         self.view = (x + VIEW_FROM[0], y + VIEW_FROM[1], z + VIEW_FROM[2])
@@ -104,19 +102,13 @@ class ThermalOperator:
         self.to(ex, ey, SAFE_Z, GRASP)
 
     # --- the controller ---
-    def press(self, x: float, y: float, top_z: float, depth: float) -> None:
-        """Press down with closed fingertips at (x, y) to ``depth`` below ``top_z``, and let go."""
-        tip = GC_OFFSET + PAD_HALF
-        self.lab.gripper(0.0)
-        self.to(x, y, top_z + tip + 0.02)
-        self.to(x, y, top_z + tip - depth)
-        self.to(x, y, top_z + tip + 0.02)
-
     def heater(self, on: bool) -> None:
         """Rock the heater switch on (its front half down) or off."""
         x, y, z = self.layout["rocker_pivot"]
         self.above(x, y)
-        self.press(x, y + (-ROCKER_ARM if on else ROCKER_ARM), z + ROCKER_PRESS_TOP, 0.0)
+        self.press(
+            x, y + (-ROCKER_ARM if on else ROCKER_ARM), z + ROCKER_PRESS_TOP, 0.0, PRESS_CLEARANCE, DOWN
+        )
 
     def set_to(self, celsius: int) -> None:
         """Step the setpoint to ``celsius`` with the up or the down key."""
@@ -125,7 +117,7 @@ class ThermalOperator:
         if self.setpoint != celsius:
             self.above(x, y)
         while self.setpoint != celsius:
-            self.press(x, y, z, KEY_PRESS_M)
+            self.press(x, y, z, KEY_PRESS_M, PRESS_CLEARANCE, DOWN)
             self.setpoint += step
 
     # --- the meters ---
