@@ -29,8 +29,9 @@ from actloop.sim.scene import TABLE_TOP_Z, WORLD_GEOM
 from actloop.suites.lab.instruments import DigitalDisplay, InstrumentSpec
 from actloop.suites.lab.physics.linear import LN10, exp
 from actloop.suites.lab.physics.spectra import Dye, Spectrophotometer, absorbance
-from actloop.suites.lab.platforms.base import ReadingSite
+from actloop.suites.lab.platforms.base import NUMBER_WORDS, ReadingSite, published
 from actloop.suites.lab.platforms.display import DisplayFace, FacedPlatform
+from actloop.suites.lab.spec import Part
 
 # --- layout (world frame, metres) ---
 BODY_CENTRE = (0.0, 0.08)
@@ -46,6 +47,7 @@ KEYS = (("lambda_down", -0.10), ("lambda_up", -0.06), ("blank", -0.02))
 """The keys (name, x) in a row at :data:`KEY_Y`."""
 KEY_Y = 0.02
 KEY_RADIUS = 0.009
+KEY_CAP_HALF_M = 0.003
 KEY_REST_M = 0.008
 """A key cap's bottom stands this far above the deck at rest; it travels :data:`KEY_TRAVEL_M` down."""
 KEY_TRAVEL_M = 0.005
@@ -62,6 +64,8 @@ FACE_HEIGHT_M = 0.016
 FACE_X = -0.06
 FACE_Y = {"wavelength": 0.11, "absorbance": 0.085}
 """The LCD windows' centres on the deck (they lie flat, upright for a reader in front of the bench)."""
+FACE_SURFACE_M = 0.0021
+"""An LCD window's surface above the deck."""
 RACK_Y = -0.16
 RACK_X0 = 0.10
 RACK_PITCH = 0.04
@@ -93,6 +97,36 @@ FACES = (
 )
 _OVER = 10.0 * OVER_RANGE
 """What the instrument's true value is when the detector sees no light (shown as ``OL``)."""
+
+
+def instrument_parts() -> tuple[Part, ...]:
+    """The spectrophotometer, its holder and its keys, as the card describes them."""
+    repeat = f"held for {REPEAT_DELAY_S:g} s it repeats every {REPEAT_S:g} s"
+    return (
+        Part(
+            "spectrophotometer",
+            "single-beam: the beam passes through the cuvette seated in its holder; the LCDs on its deck "
+            "show the set wavelength (nm) and the absorbance relative to the last blank",
+            restore="fixed",
+        ),
+        Part("holder", "a square well on the deck; a cuvette standing on its floor is in the beam", "fixed"),
+        *(
+            Part(f"key_lambda_{way}", f"push key: the wavelength {way} 1 nm per press; {repeat}", "fixed")
+            for way in ("down", "up")
+        ),
+        Part(
+            "key_blank", "push key: takes the reference (absorbance zero) with what is in the holder", "fixed"
+        ),
+    )
+
+
+def rack_part(cuvettes: int) -> Part:
+    """The rack of ``cuvettes`` slots in front of the instrument."""
+    return Part(
+        "rack",
+        f"{NUMBER_WORDS[cuvettes]} slots in a row in front of the instrument, cuvette_0 at the left",
+        "fixed",
+    )
 
 
 @dataclass(frozen=True)
@@ -190,16 +224,17 @@ class SpectrophotometerBench(FacedPlatform):
 
     @staticmethod
     def _key_xml(name: str, x: float) -> str:
-        z = DECK_Z + KEY_REST_M + 0.003
+        z = DECK_Z + KEY_REST_M + KEY_CAP_HALF_M
         label = {"lambda_down": "0.2 0.35 0.7 1", "lambda_up": "0.7 0.3 0.2 1", "blank": "0.9 0.9 0.9 1"}
         return f"""
 <body name="key_{name}" pos="{x} {KEY_Y} {z}">
   <joint name="key_{name}" type="slide" axis="0 0 1" range="{-KEY_TRAVEL_M} 0" stiffness="{KEY_STIFFNESS}"
          springref="{KEY_PRELOAD_M}" damping="1.0"/>
-  <geom name="key_{name}" type="cylinder" size="{KEY_RADIUS} 0.003" mass="0.004" rgba="{label[name]}"
-        {WORLD_GEOM}/>
+  <geom name="key_{name}" type="cylinder" size="{KEY_RADIUS} {KEY_CAP_HALF_M}" mass="0.004"
+        rgba="{label[name]}" {WORLD_GEOM}/>
   <geom name="key_{name}_stem" type="cylinder" size="0.004 {KEY_REST_M / 2}"
-        pos="0 0 {-0.003 - KEY_REST_M / 2}" rgba="0.3 0.3 0.3 1" contype="0" conaffinity="0" mass="0"/>
+        pos="0 0 {-KEY_CAP_HALF_M - KEY_REST_M / 2}" rgba="0.3 0.3 0.3 1" contype="0" conaffinity="0"
+        mass="0"/>
 </body>"""
 
     def _rack_xml(self) -> str:
@@ -289,6 +324,21 @@ class SpectrophotometerBench(FacedPlatform):
             self.meter.blank(time_s, self.absorbance_in_beam(time_s))
             self.blanks.append((time_s, self.meter.wavelength, self.in_holder))
 
+    # --- published layout ---
+    def layout(self) -> dict[str, list[float]]:
+        """The holder's floor, each cuvette's place in the rack (the floor under its centre), each key
+        cap's top at rest and each LCD window's surface centre; the sizes a hand needs (a cuvette; each
+        LCD window, width and height)."""
+        positions = {
+            "holder": [*HOLDER, DECK_Z],
+            **{f"{c.name}_slot": [*rack_slot(i)[:2], TABLE_TOP_Z] for i, c in enumerate(self.cuvettes)},
+            **{f"key_{name}": [x, KEY_Y, DECK_Z + KEY_REST_M + 2 * KEY_CAP_HALF_M] for name, x in KEYS},
+            **{f"{f.instrument}_lcd": [FACE_X, FACE_Y[f.instrument], DECK_Z + FACE_SURFACE_M] for f in FACES},
+            **{f"{f.instrument}_lcd_size": [f.width_m, f.height_m] for f in FACES},
+            "cuvette_size": [2 * CUVETTE_HALF[0], 2 * CUVETTE_HALF[0], 2 * CUVETTE_HALF[1]],
+        }
+        return published(positions)
+
     # --- instruments ---
     def instruments(self) -> list[InstrumentSpec]:
         return [WAVELENGTH, ABSORBANCE]
@@ -310,7 +360,7 @@ class SpectrophotometerBench(FacedPlatform):
         up = np.array([0.0, 1.0, 0.0])
         return {
             face.instrument: face.reading_site(
-                np.array([FACE_X, FACE_Y[face.instrument], DECK_Z + 0.0021]), up
+                np.array([FACE_X, FACE_Y[face.instrument], DECK_Z + FACE_SURFACE_M]), up
             )
             for face in FACES
         }
