@@ -17,10 +17,11 @@ import pytest
 
 from actloop.sim.camera import look_at
 from actloop.suites.lab.env import LabEnv
-from actloop.suites.lab.experiments.lens_focal_length import FOCUS_BLUR_M, FOCUSED, LensEvaluator
+from actloop.suites.lab.experiments.lens_focal_length import LensEvaluator
 from actloop.suites.lab.instruments import Visibility
 from actloop.suites.lab.physics.optics import Rail, ThinLens
 from actloop.suites.lab.platforms.optical_rail import (
+    FOCUS_BLUR_M,
     HOLDER_FLOOR,
     LENS_APERTURE,
     LENS_HALF,
@@ -31,6 +32,7 @@ from actloop.suites.lab.platforms.optical_rail import (
     OpticalRail,
     screen_image,
 )
+from actloop.suites.lab.platforms.optical_rail_evaluation import FOCUSED
 from actloop.suites.lab.readability import visibility
 from actloop.suites.lab.reference.lens_focal_length import fit_focal_length
 from actloop.suites.lab.reference.ruler import read_ruler
@@ -300,7 +302,7 @@ def test_every_part_is_drawn_and_the_lens_starts_in_its_stand(env: LabEnv) -> No
 
 def test_the_card_states_the_scale_and_the_focus_bound() -> None:
     from actloop.suites.lab.card import task_card
-    from actloop.suites.lab.experiments.lens_focal_length import FOCUS_BLUR_M, SPEC
+    from actloop.suites.lab.experiments.lens_focal_length import SPEC
     from actloop.suites.lab.instance import draw
 
     card = task_card(SPEC, draw(SPEC, 1))

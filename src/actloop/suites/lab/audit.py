@@ -177,8 +177,7 @@ def _hookes_law() -> Plan:
 
 # --- lens focal length ------------------------------------------------------------------------------------
 def _lens() -> Plan:
-    from actloop.suites.lab.experiments.lens_focal_length import FOCUS_BLUR_M
-    from actloop.suites.lab.platforms.optical_rail import INDEX, LENS_APERTURE, OBJECT_X
+    from actloop.suites.lab.platforms.optical_rail import FOCUS_BLUR_M, INDEX, LENS_APERTURE, OBJECT_X
 
     def marks(instance: Instance, points: Sequence[float]) -> list[float]:
         """The scale's readings (m) at the world positions ``points``: the scale's offset shifts all alike,

@@ -33,8 +33,9 @@ from scipy.signal import fftconvolve
 from actloop.sim.scene import TABLE_TOP_Z, WORLD_GEOM
 from actloop.suites.lab.instruments import InstrumentSpec, ScaleDisplay, Shown
 from actloop.suites.lab.physics.optics import Rail, ThinLens
-from actloop.suites.lab.platforms.base import Platform, ReadingSite
+from actloop.suites.lab.platforms.base import Platform, ReadingSite, published
 from actloop.suites.lab.platforms.spring_stand import MARK_CENTRE_M, ruler_texture
+from actloop.suites.lab.spec import Part
 
 RAIL_Y = 0.0
 RAIL_TOP = TABLE_TOP_Z + 0.16
@@ -94,6 +95,60 @@ the image is drawn at 80 % of full white there, brighter or dimmer as the illumi
 
 INDEX = ScaleDisplay(graduation=1.0, reading_fraction=0.5, min_graduation_px=3.0, style="ruler")
 """The rail's scale read at an index mark: 1 mm graduations, read to half a millimetre."""
+FOCUS_BLUR_M = 0.0005
+"""An image is in focus while its blur circle is at most 0.5 mm across: about two pixels of a camera 14 cm
+from the screen, to which the slide's 2.5 mm squares then look sharp-edged."""
+
+
+def rail_parts() -> tuple[Part, ...]:
+    """The rail, its scale and the lamp with its slide, as the card describes them."""
+    return (
+        Part("rail", "a rail along the bench carrying the lamp and the carriages", restore="fixed"),
+        Part(
+            "scale",
+            "a millimetre scale printed along the rail's front, read under each red index mark: its zero "
+            "(not numbered) is near the rail's left (lamp) end, and it counts to the right; a longer tick "
+            "every 5 mm and a number every 10 mm that counts centimetres (the tick numbered 12 is 120 mm); "
+            "readings are cited in mm",
+            restore="fixed",
+        ),
+        Part(
+            "lamp",
+            "a lamp housing fixed at the rail's left end lighting a slide (the object); its index mark "
+            "(object_index) is under the slide's plane",
+            restore="fixed",
+        ),
+    )
+
+
+def carriage_parts(lens: str = "lens") -> tuple[Part, ...]:
+    """The stand of ``lens``, the lens carriage and the screen carriage, as the card describes them."""
+    return (
+        Part(f"{lens}_stand", f"holds the {lens} beside the right end of the rail", restore="fixed"),
+        Part(
+            "lens_carriage",
+            "slides on the rail, pushed or pulled by the grip block in front of it; a lens set in its holder "
+            "is seated with its frame's centre on the optical axis above the index mark (lens_index)",
+            restore="any",
+        ),
+        Part(
+            "screen_carriage",
+            "slides on the rail, pushed or pulled by the post behind its screen; the translucent screen "
+            "shows the image from either side; its index mark (screen_index) is under the screen's plane",
+            restore="any",
+        ),
+    )
+
+
+def focus_rule() -> str:
+    """The card's rule saying what "in focus" means for scoring."""
+    return (
+        f"In focus means, for scoring, that the blur circle on the screen (the patch one point of the slide "
+        f"lights) is at most {1000 * FOCUS_BLUR_M:g} mm across. A screen a distance d from the sharp "
+        f"image, which lies a distance v behind the lens, has a blur circle of {1000 * LENS_APERTURE:g} mm "
+        f"(the lens's clear aperture) times d / v; a pattern that merely looks sharpest to a contrast or "
+        f"gradient measure may lie outside that bound."
+    )
 
 
 @dataclass(frozen=True)
@@ -390,6 +445,28 @@ class OpticalRail(Platform):
     def blur_diameter(self) -> float:
         """The blur circle on the screen (m) after the last step; infinite when no seated lens images."""
         return math.inf if self.rail is None else self.rail.blur_diameter()
+
+    # --- published layout ---
+    def layout(self) -> dict[str, list[float]]:
+        """The slide's centre (the object on the optical axis), each carriage's index at the start (on the
+        rail's top), each holder carriage's grip block centre and the screen post's top at the start, each
+        lens stand's slot floor, the scale face (y, and z of its marked top edge), a lens's frame size and how
+        far its grip's centre is above the frame's. The scale's zero is not published (it is read)."""
+        positions = {
+            "slide": [OBJECT_X, RAIL_Y, AXIS_Z],
+            **{f"{c.name}_carriage": [c.start_x, RAIL_Y, RAIL_TOP] for c in self.sliders},
+            **{
+                f"{c.name}_grip": [c.start_x, KNOB_Y, RAIL_TOP + KNOB_HALF[2] + 0.01]
+                for c in self.carriages
+                if c.holder
+            },
+            "screen_post": [SCREEN.start_x + SCREEN_POST_X, RAIL_Y, RAIL_TOP + SCREEN_POST_TOP],
+            **{f"{lens.name}_stand": [lens.stand_x, STAND_Y, STAND_FLOOR_Z] for lens in self.lenses},
+            "scale_face": [SCALE_FACE_Y, SCALE_EDGE_Z],
+            "lens_frame_size": [2 * h for h in LENS_HALF],
+            "lens_grip_above_centre": [LENS_HALF[2] + STEM_HALF[2]],
+        }
+        return published(positions)
 
     # --- instruments ---
     def index_names(self) -> list[str]:
