@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from actloop.suites.lab.reference.lens_focal_length import fit_focal_length, focus
+from actloop.suites.lab.reference.lens_focal_length import fit_focal_length
+from actloop.suites.lab.reference.optical_rail import focus
 
 
 def test_the_focus_is_midway_between_the_half_maximum_crossings() -> None:

@@ -450,8 +450,8 @@ class OpticalRail(Platform):
     def layout(self) -> dict[str, list[float]]:
         """The slide's centre (the object on the optical axis), each carriage's index at the start (on the
         rail's top), each holder carriage's grip block centre and the screen post's top at the start, each
-        lens stand's slot floor, the scale face (y, and z of its marked top edge), a lens's frame size and how
-        far its grip's centre is above the frame's. The scale's zero is not published (it is read)."""
+        lens stand's slot floor, the scale face (y, and z of its marked top edge), a lens's frame size, how
+        far its grip's centre is above the frame's and the screen post's distance behind the screen. The scale's zero is not published (it is read)."""
         positions = {
             "slide": [OBJECT_X, RAIL_Y, AXIS_Z],
             **{f"{c.name}_carriage": [c.start_x, RAIL_Y, RAIL_TOP] for c in self.sliders},
@@ -465,6 +465,7 @@ class OpticalRail(Platform):
             "scale_face": [SCALE_FACE_Y, SCALE_EDGE_Z],
             "lens_frame_size": [2 * h for h in LENS_HALF],
             "lens_grip_above_centre": [LENS_HALF[2] + STEM_HALF[2]],
+            "screen_post_behind": [SCREEN_POST_X],
         }
         return published(positions)
 

@@ -1,0 +1,231 @@
+"""The optical rail's operator for reference experimenters: carry a lens between its stand and the lens
+carriage's holder, push the carriage by its grip block, hold the screen by its post and drag it to the
+sharpest image (gradient energy, the focus midway between the half-maximum crossings), and read an index
+mark on the scale from a level close-up. Every position comes from the bench's published layout.
+"""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+
+import numpy as np
+from PIL import Image
+
+from actloop.suites.lab.reference.motion import DOWN, GC_OFFSET, Client, Operator, quaternion
+from actloop.suites.lab.reference.ruler import read_ruler
+
+KNOB_ABOVE_CENTRE = 0.005
+"""The fingers close on the carriage's grip block this far above its centre."""
+SCALE_VIEW_BELOW_EDGE = 0.01
+"""A close-up of the scale is level with its marks, this far below its top edge."""
+WRIST_UP_M = 0.09
+VIEW_DISTANCE = 0.11
+SAFE_Z = 1.24
+CARRY_Y = -0.15
+"""Carried, the lens goes round the screen in front of the rail."""
+FRONT_Y = -0.22
+CROP = (slice(120, 360), slice(160, 480))
+"""The band of a level close-up holding the scale and the index mark above it (not the table below)."""
+LOOK_SCALE = quaternion((0.0, 1.0, 0.0), (-1.0, 0.0, 0.0))
+"""Approach towards the scale, palm up: the wrist camera, 9 cm above the hand, looks at the scale level."""
+HOLD_SCREEN = quaternion((-1.0, 0.0, 0.0), (0.0, -1.0, 0.0))
+"""Approach along the rail towards the lamp, palm up: the wrist camera, 9 cm above the hand, looks at the
+screen's back."""
+COARSE_STEP = 0.010
+FINE_STEP = 0.001
+FINE_HALF = 0.008
+MIN_V = 0.08
+MAX_SCREEN_X = 0.30
+
+
+def _image(seen: dict[str, Any]) -> np.ndarray:
+    return np.asarray(Image.open(io.BytesIO(seen["images"]["wrist"])).convert("RGB"))
+
+
+def sharpness(image: np.ndarray) -> float:
+    """Gradient energy of the centre of a view of the screen, relative to its brightness."""
+    grey = image[150:330, 230:410].astype(float).mean(axis=2)
+    gx, gy = np.diff(grey, axis=1), np.diff(grey, axis=0)
+    return float(((gx * gx).mean() + (gy * gy).mean()) / max(grey.mean(), 1.0) ** 2)
+
+
+def focus(samples: list[tuple[float, float]]) -> float:
+    """The screen position midway between where the sharpness crosses half its peak on either side."""
+    samples = sorted(samples)
+    xs = [x for x, _ in samples]
+    ms = [m for _, m in samples]
+    peak = int(np.argmax(ms))
+    if ms[peak] <= 0.0:
+        raise RuntimeError("no image on the screen")
+    half = ms[peak] / 2
+
+    def crossing(step: int) -> float:
+        i = peak
+        while 0 <= i + step < len(ms) and ms[i + step] > half:
+            i += step
+        j = i + step
+        if not 0 <= j < len(ms):
+            return xs[i]
+        return xs[i] + (xs[j] - xs[i]) * (ms[i] - half) / (ms[i] - ms[j])
+
+    return (crossing(-1) + crossing(1)) / 2
+
+
+class RailOperator(Operator):
+    """Works the optical rail of a connected client: one lens, its stand, the lens carriage and the screen."""
+
+    def __init__(self, lab: Client) -> None:
+        super().__init__(lab)
+        layout = self.layout
+        self.intrinsics = self.calibration["wrist"]["intrinsics"]
+        self.ready = np.array(lab.state()["joints"])
+        self.object_x, self.rail_y, self.axis_z = layout["slide"]
+        self.lens_x = layout["lens_carriage"][0]
+        self.screen_x = layout["screen_carriage"][0]
+        self.stand = layout["lens_stand"]
+        self.lens_half = layout["lens_frame_size"][2] / 2
+        self.grip_above_centre = layout["lens_grip_above_centre"][0]
+        _, self.knob_y, knob_z = layout["lens_grip"]
+        self.knob_z = knob_z + KNOB_ABOVE_CENTRE
+        self.scale_face_y, scale_edge_z = layout["scale_face"]
+        self.scale_view_z = scale_edge_z - SCALE_VIEW_BELOW_EDGE
+        self.post_behind = layout["screen_post_behind"][0]
+        self.post_grip_z = self.axis_z - WRIST_UP_M
+
+    # --- reading the scale ---
+    def _look_at_scale(self, x: float) -> dict[str, Any]:
+        """A level close-up of the scale centred on ``x``: the hand turns on its way down to the open space
+        in front of the rail, comes in under the scale and backs out the same way."""
+        hand_z = self.scale_view_z - WRIST_UP_M
+        self._to_ready()
+        self.arm.line([x, FRONT_Y, hand_z + 0.1], LOOK_SCALE)
+        self.arm.line([x, FRONT_Y, hand_z], LOOK_SCALE)
+        self.arm.line([x, self.scale_face_y - VIEW_DISTANCE, hand_z], LOOK_SCALE)
+        seen = self.lab.observe()
+        self.arm.line([x, FRONT_Y, hand_z], LOOK_SCALE)
+        return seen
+
+    def _pointer_x(self, band: np.ndarray, row: float) -> float:
+        """World x of the index mark seen at ``row`` of the turned band (the camera's x is the hand's)."""
+        column = CROP[1].start + (band.shape[0] - 1 - row)  # the band was turned a quarter left
+        offset = (column - self.intrinsics["cx"]) / self.intrinsics["fx"] * VIEW_DISTANCE
+        return float(self.lab.state()["hand_position"][0]) + offset
+
+    def read(self, x: float) -> tuple[str, float, float]:
+        """Read the index mark near ``x`` from a close-up centred on it: (observation, reading mm, mark x)."""
+        for _ in range(3):
+            seen = self._look_at_scale(x)
+            band = np.ascontiguousarray(np.rot90(_image(seen)[CROP], 1))  # the scale's numbers read upright
+            reading = read_ruler(band)
+            found = self._pointer_x(band, reading.pointer_row)
+            if abs(found - x) < 0.002:
+                return str(seen["observation_id"]), round(reading.value_mm, 1), found
+            x = found
+        return str(seen["observation_id"]), round(reading.value_mm, 1), found
+
+    # --- moving the lens ---
+    def _to_ready(self) -> None:
+        """Straight up to the safe height, then the starting posture (every action leaves the hand where
+        nothing is above it)."""
+        here = self.lab.state()
+        if here["hand_position"][2] < SAFE_Z - 0.02:
+            self.arm.line([*here["hand_position"][:2], SAFE_Z], here["hand_quaternion"])
+        self.arm.joints_to(self.ready)
+
+    def _grip_lens(self, x: float, y: float, centre_z: float) -> None:
+        self._to_ready()
+        self.lab.gripper(0.045)
+        self.arm.line([x, y, SAFE_Z], DOWN)
+        self.arm.line([x, y, centre_z + self.grip_above_centre + GC_OFFSET])
+        self.lab.gripper(0.0)
+
+    def _let_go(self) -> None:
+        self.lab.gripper(0.045)
+        here = self.lab.state()["hand_position"]
+        self.arm.line([here[0], here[1], SAFE_Z])
+
+    def seat_lens(self) -> None:
+        """Carry the lens from its stand into the holder of the lens carriage."""
+        (sx, sy, floor), rail_y = self.stand, self.rail_y
+        self._grip_lens(sx, sy, floor + self.lens_half)
+        self.arm.line([sx, sy, SAFE_Z])
+        self.arm.line([self.lens_x, CARRY_Y, SAFE_Z])
+        self.arm.line([self.lens_x, rail_y, SAFE_Z])
+        self.arm.line([self.lens_x, rail_y, self.axis_z + self.grip_above_centre + GC_OFFSET + 0.001])
+        self._let_go()
+
+    def move_lens(self, x: float) -> None:
+        """Push the lens carriage by its grip block to ``x``; the seated lens rides in its holder."""
+        self._to_ready()
+        self.lab.gripper(0.045)
+        self.arm.line([self.lens_x, self.knob_y, SAFE_Z], DOWN)
+        self.arm.line([self.lens_x, self.knob_y, self.knob_z + GC_OFFSET])
+        self.lab.gripper(0.0)
+        self.arm.line([x, self.knob_y, self.knob_z + GC_OFFSET], DOWN)
+        self.lens_x = x
+        self._let_go()
+
+    def stand_lens(self) -> None:
+        """Put the lens back in its stand."""
+        (sx, sy, floor), rail_y = self.stand, self.rail_y
+        self._grip_lens(self.lens_x, rail_y, self.axis_z)
+        self.arm.line([self.lens_x, rail_y, SAFE_Z])
+        self.arm.line([self.lens_x, CARRY_Y, SAFE_Z])
+        self.arm.line([sx, sy, SAFE_Z])
+        self.arm.line([sx, sy, floor + self.lens_half + self.grip_above_centre + GC_OFFSET + 0.002])
+        self._let_go()
+        self._to_ready()
+
+    # --- the screen ---
+    def _hold_point(self, x: float) -> list[float]:
+        return [x + self.post_behind + GC_OFFSET, self.rail_y, self.post_grip_z]
+
+    def grip_screen(self) -> None:
+        self._to_ready()
+        self.lab.gripper(0.05)
+        grip = self._hold_point(self.screen_x)
+        self.arm.line([grip[0] + 0.08, self.rail_y, self.post_grip_z + 0.06], HOLD_SCREEN)
+        self.arm.line([grip[0] + 0.08, self.rail_y, self.post_grip_z], HOLD_SCREEN)
+        self.arm.line(grip, HOLD_SCREEN)
+        self.lab.gripper(0.0)
+
+    def release_screen(self) -> None:
+        self.lab.gripper(0.05)
+        grip = self._hold_point(self.screen_x)
+        self.arm.line([grip[0] + 0.08, self.rail_y, self.post_grip_z], HOLD_SCREEN)
+        self._to_ready()
+
+    def sharpness_at(self, x: float) -> float:
+        self.arm.line(self._hold_point(x), HOLD_SCREEN)
+        self.screen_x = x
+        return sharpness(_image(self.lab.observe()))
+
+    def find_focus(self, guess: float | None) -> float:
+        """The screen position of the sharpest image (coarse steps out from the lens unless a guess is
+        given, then fine steps around the best, recentred on the best up to three times), with the screen
+        left there. Every fine step and the last
+        move go the same way along the rail, so the fingers' play on the post is always taken up alike."""
+        if guess is None:
+            coarse: list[tuple[float, float]] = []
+            x = self.lens_x + MIN_V
+            while x <= MAX_SCREEN_X:
+                coarse.append((x, self.sharpness_at(x)))
+                best = max(m for _, m in coarse)
+                if best > 3 * coarse[0][1] and coarse[-1][1] < 0.3 * best:
+                    break
+                x += COARSE_STEP
+            guess = max(coarse, key=lambda s: s[1])[0]
+        for _ in range(3):
+            self.sharpness_at(guess - FINE_HALF - 0.004)
+            steps = np.arange(-FINE_HALF, FINE_HALF + 1e-9, FINE_STEP) + guess
+            fine = [(float(x), self.sharpness_at(float(x))) for x in steps]
+            peak = max(fine, key=lambda s: s[1])[0]
+            if abs(peak - guess) < 1.5 * FINE_STEP:  # centred on the peak: its half-maximum flanks in view
+                break
+            guess = peak
+        best = focus(fine)
+        self.sharpness_at(best - 0.004)
+        self.arm.line(self._hold_point(best), HOLD_SCREEN)
+        self.screen_x = best
+        return best

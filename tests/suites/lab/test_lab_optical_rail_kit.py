@@ -1,0 +1,59 @@
+"""The optical rail's kit: its published layout is the scene's and carries nothing hidden (the scale's zero
+is read, never published); its focus rule follows its constants."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+import pytest
+
+from actloop.suites.lab.env import LabEnv
+from actloop.suites.lab.platforms import optical_rail
+from actloop.suites.lab.platforms.optical_rail import OpticalRail
+
+
+@pytest.fixture(scope="module")
+def env() -> Iterator[LabEnv]:
+    bench = LabEnv("lens_focal_length", 1, render=False)
+    yield bench
+    bench.close()
+
+
+def test_the_published_layout_is_where_the_scene_has_it(env: LabEnv) -> None:
+    layout = env.calibration()["layout"]
+    model, data = env.model, env.data
+    rail = env.platform
+    assert isinstance(rail, OpticalRail)
+    slide = data.geom("lamp_slide").xpos
+    assert np.allclose(layout["slide"], [slide[0] + 0.0005, slide[1], slide[2]], atol=1e-9)  # its plane
+    for carriage in rail.sliders:
+        assert np.allclose(layout[f"{carriage.name}_carriage"], model.body(f"{carriage.name}_carriage").pos)
+    assert np.allclose(layout["lens_grip"], data.geom("lens_knob").xpos, atol=1e-9)
+    post = data.geom("screen_post")
+    post_top = [post.xpos[0], post.xpos[1], post.xpos[2] + model.geom("screen_post").size[2]]
+    assert np.allclose(layout["screen_post"], post_top, atol=1e-9)
+    assert layout["screen_post_behind"][0] == pytest.approx(post.xpos[0] - data.geom("screen_face").xpos[0])
+    for lens in rail.lenses:
+        floor = data.geom(f"{lens.name}_stand_floor")
+        top = floor.xpos[2] + model.geom(f"{lens.name}_stand_floor").size[2]
+        assert np.allclose(layout[f"{lens.name}_stand"], [floor.xpos[0], floor.xpos[1], top], atol=1e-9)
+        frame, grip = data.geom(f"{lens.name}_frame"), data.geom(f"{lens.name}_stem")
+        assert layout["lens_frame_size"] == pytest.approx(2 * model.geom(f"{lens.name}_frame").size)
+        assert layout["lens_grip_above_centre"][0] == pytest.approx(grip.xpos[2] - frame.xpos[2], abs=1e-9)
+    face = data.geom("rail_scale_face")
+    assert layout["scale_face"][0] == pytest.approx(face.xpos[1] - model.geom("rail_scale_face").size[1])
+
+
+def test_the_layout_carries_no_hidden_value(env: LabEnv) -> None:
+    published = [v for xyz in env.calibration()["layout"].values() for v in xyz]
+    for name, value in env.instance.hidden.items():
+        assert not any(np.isclose(v, value, rtol=1e-6, atol=0) for v in published), name
+    assert not any(np.isclose(v, env.platform.scale_zero_x, rtol=1e-9, atol=0) for v in published)
+
+
+def test_the_focus_rule_follows_the_kit_constants(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert "is at most 0.5 mm across" in optical_rail.focus_rule()
+    monkeypatch.setattr(optical_rail, "FOCUS_BLUR_M", 0.0004)
+    assert "is at most 0.4 mm across" in optical_rail.focus_rule()
+    assert "of 36 mm (the lens's clear aperture)" in optical_rail.focus_rule()
