@@ -33,16 +33,10 @@ from actloop.suites.lab.instance import Instance
 from actloop.suites.lab.instruments import InstrumentLog
 from actloop.suites.lab.platforms.base import Platform
 from actloop.suites.lab.record import Record
-from actloop.suites.lab.rig import ARM, HOME_Q, ROBOT_PREFIX
+from actloop.suites.lab.rig import ARM, HOME_Q
 from actloop.suites.lab.scoring import Check, Score, score
 from actloop.suites.lab.spec import REFIT_FRACTION, ExperimentSpec
 from actloop.suites.lab.watch import ContactWatch, robot_holds_nothing
-
-
-def robot_geom_ids(model: mujoco.MjModel) -> set[int]:
-    """The geoms of the robot (arm, hand, fingers)."""
-    return {i for i in range(model.ngeom) if model.geom(i).name.startswith(ROBOT_PREFIX)}
-
 
 P = TypeVar("P", bound=Platform)
 
