@@ -50,12 +50,6 @@ def test_the_published_layout_is_where_the_scene_has_it(env: LabEnv) -> None:
     assert layout["lcd_window_size"] == pytest.approx(list(DISPLAY_SIZE_M))
 
 
-def test_the_layout_carries_no_hidden_value(env: LabEnv) -> None:
-    published = [v for xyz in env.calibration()["layout"].values() for v in xyz]
-    for name, value in env.instance.hidden.items():
-        assert not any(np.isclose(v, value, rtol=1e-6, atol=0) for v in published), name
-
-
 def test_part_texts_follow_the_kit_constants(monkeypatch: pytest.MonkeyPatch) -> None:
     assert "from 0 to 10 V in steps of 1 V" in circuit_board.supply_part().function
     assert (

@@ -50,15 +50,9 @@ def test_the_published_layout_is_where_the_scene_has_it(envs: list[LabEnv]) -> N
         assert np.allclose(layout[name], position, rtol=0, atol=1e-9), name
 
 
-def test_the_layout_carries_nothing_of_the_instance(envs: list[LabEnv]) -> None:
-    """Every instance publishes the same layout, none of its values a hidden parameter; what hangs on a
-    hidden parameter (the tray's height) differs between the instances, so publishing it would show."""
-    first, second = (env.calibration()["layout"] for env in envs)
-    assert first == second
-    for env in envs:
-        published = [v for xyz in first.values() for v in xyz]
-        for name, value in env.instance.hidden.items():
-            assert not any(np.isclose(v, value, rtol=1e-6, atol=0) for v in published), name
+def test_the_tray_height_would_show_in_a_layout_that_published_it(envs: list[LabEnv]) -> None:
+    """What hangs on a hidden parameter (the tray's height) differs between the instances, so publishing it
+    would fail test_lab_layouts' check that every instance publishes the same layout."""
     heights = [float(env.data.geom("tray_plate").xpos[2]) for env in envs]
     assert abs(heights[0] - heights[1]) > 1e-4
 
