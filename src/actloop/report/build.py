@@ -13,7 +13,7 @@ from actloop.records.recorder import EVENTS_FILE
 from actloop.report.analysis import Analysis, analyse
 from actloop.report.page import render_page
 from actloop.report.records import EpisodeKey, Records, load_records
-from actloop.report.tables import Table, all_tables, suite_parts
+from actloop.report.tables import Table, all_tables, step_episodes, suite_parts
 from actloop.report.tasks import TaskLookup, registry_lookup, resolve_tasks
 from actloop.report.text import markdown_table, write_csv
 from actloop.viewer import episode_data, write_viewer
@@ -117,10 +117,12 @@ def render_markdown(records: Records, analysis: Analysis, tables: list[Table]) -
     errors = sum(e.status == "error" for e in records.episodes)
     lines = ["# actloop report", ""]
     lines += [f"- source: `{source}`" for source in records.sources]
-    lines.append(
-        f"- {len(records.episodes)} episodes, {len(analysis.conditions)} condition(s), "
+    tasks = (
         f"{len(analysis.base_tasks)} base task(s), {len(analysis.variants)} held-out variant(s)"
+        if step_episodes(analysis)
+        else f"{len({e.task for e in records.episodes})} task(s)"
     )
+    lines.append(f"- {len(records.episodes)} episodes, {len(analysis.conditions)} condition(s), {tasks}")
     lines.append(f"- {infra} infra error(s), {errors} harness error(s): kept in every success denominator")
     if records.superseded:
         lines.append(f"- {records.superseded} duplicate row(s) superseded by a later or completed row")

@@ -94,6 +94,9 @@ def test_a_lab_report_has_the_labs_sections_and_none_of_the_step_episode_ones(tm
     assert "### Lab episodes" not in printed and "### Lab episodes" in report.markdown
     assert "Single-arm" not in report.markdown and "Dual-arm" not in report.markdown
     assert "Steps" not in report.markdown and "Subtask progress" not in report.markdown
+    assert "held-out variant" not in report.markdown and "base task" not in report.markdown
+    experiments = len({row["task"] for row in ROWS})
+    assert f"condition(s), {experiments} task(s)" in report.markdown
     assert not any("has no episodes of" in note for note in report.analysis.notes)
     page = (tmp_path / "report" / "report.html").read_text()
     assert "Macro-average success" not in page and "Per-task success heatmap" not in page
