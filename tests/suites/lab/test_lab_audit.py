@@ -10,6 +10,7 @@ import pytest
 
 from actloop.cli import main
 from actloop.suites.lab import audit, manifests
+from actloop.suites.lab.audits import plan_of
 from actloop.suites.lab.experiments import experiment, experiment_keys
 from actloop.suites.lab.instance import draw
 
@@ -76,7 +77,7 @@ def test_without_its_nuisance_the_shortcut_solves_the_instance_again(case: Short
     """It is the nuisance, not noise, that the shortcut misses: on an instance where the nuisance is large
     the shortcut fails and the standard design succeeds; with the nuisance removed the shortcut succeeds."""
     spec = experiment(case.experiment).spec
-    plan = audit.PLANS[case.experiment]()
+    plan = plan_of(case.experiment)
     instance = next(i for i in (draw(spec, s) for s in range(1, 50)) if case.pick(i.hidden))
     target = plan.target(instance)
     assert not audit._within(spec, plan.naive.estimate(instance), target)

@@ -14,6 +14,7 @@ import pytest
 
 from actloop.sim.camera import look_at
 from actloop.suites.lab import audit
+from actloop.suites.lab.audits import plan_of
 from actloop.suites.lab.env import LabEnv
 from actloop.suites.lab.experiments.hookes_law import SPEC
 from actloop.suites.lab.instance import Instance, draw
@@ -297,7 +298,7 @@ def test_the_unloaded_difference_is_off_by_the_initial_tension_and_the_slope_is_
     """With no initial tension (an open-coiled spring) the unloaded and one-weight difference solves the
     instance again: it is the tension holding the coils shut, not the ruler's resolution, that the shortcut
     misses."""
-    plan = audit.PLANS["hookes_law"]()
+    plan = plan_of("hookes_law")
 
     def open_coiled(instance: Instance) -> Instance:
         hidden = {**instance.hidden, "initial_tension": 0.0}

@@ -85,3 +85,14 @@ def test_a_tool_module_is_no_reference() -> None:
         reference("motion")
     with pytest.raises(KeyError, match="no reference experimenter for 'rc_capacitance'"):
         reference("rc_capacitance")
+
+
+def test_every_experiment_has_a_difficulty_audit_module() -> None:
+    from actloop.suites.lab.audits import Plan, audited, plan_of
+
+    assert audited() == sorted(experiment_keys())
+    assert all(isinstance(plan_of(key), Plan) for key in experiment_keys())
+    with pytest.raises(
+        ValueError, match="no difficulty audit for 'rc_capacitance'; audited: black_box_resistor"
+    ):
+        plan_of("rc_capacitance")
