@@ -451,7 +451,8 @@ class OpticalRail(Platform):
         """The slide's centre (the object on the optical axis), each carriage's index at the start (on the
         rail's top), each holder carriage's grip block centre and the screen post's top at the start, each
         lens stand's slot floor, the scale face (y, and z of its marked top edge), a lens's frame size, how
-        far its grip's centre is above the frame's and the screen post's distance behind the screen. The scale's zero is not published (it is read)."""
+        far its grip's centre is above the frame's and the screen post's distance behind the screen. The
+        scale's zero is not published (it is read)."""
         positions = {
             "slide": [OBJECT_X, RAIL_Y, AXIS_Z],
             **{f"{c.name}_carriage": [c.start_x, RAIL_Y, RAIL_TOP] for c in self.sliders},
