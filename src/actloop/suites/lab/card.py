@@ -52,6 +52,15 @@ def _quantity_line(q: Quantity) -> str:
     return f"- `{q.name}`: {q.description}{unit}; scored within {q.tolerance_text}"
 
 
+def _set_up_line(q: Quantity, instance: Instance) -> str:
+    if q.setpoint:
+        value = f"{instance.public[q.setpoint]:.6g} {q.unit}".rstrip()
+        return f"- {q.description}: {value} (`{q.setpoint}`), within {q.tolerance_text}"
+    labels = ", ".join(f"`{label}`" for label in q.labels) if q.labels else ""
+    choice = f", one of {labels}" if labels else ""
+    return f"- `{q.name}`: {q.description}{choice}; scored {q.tolerance_text}"
+
+
 def refit_text(spec: ExperimentSpec) -> str:
     """The refit agreement a ∗ experiment's card states (the refit gate's threshold)."""
     bounds = ", ".join(
@@ -78,14 +87,10 @@ def task_card(
     lines = [f"# {spec.title}", "", "## Objective", spec.question, ""]
     lines += ["## What to submit"]
     lines += [_quantity_line(q) for q in spec.answered]
-    configured = [q for q in spec.quantities if q.setpoint]
+    configured = [q for q in spec.quantities if not q.submitted]
     if configured:
         lines += ["", "## What to set up"]
-        lines += [
-            f"- {q.description}: {instance.public[q.setpoint]:.6g} {q.unit} (`{q.setpoint}`), within "
-            f"{q.tolerance_text}".rstrip()
-            for q in configured
-        ]
+        lines += [_set_up_line(q, instance) for q in configured]
     if spec.objective != "measure":
         lines.append(
             f"- Scored against what the apparatus does in a continuation run of {spec.continuation_s:g} s "

@@ -47,8 +47,11 @@ class Evaluator(ABC):
     required_conditions: tuple[str, ...] = ()
     """Conditions every cited reading must have been taken under."""
 
-    def __init__(self, spec: ExperimentSpec, record: Record) -> None:
+    def __init__(self, spec: ExperimentSpec, record: Record, instance: Instance, platform: Platform) -> None:
         self.spec = spec
+        self.record = record
+        self.instance = instance
+        self.platform = platform
         self.tracker = ConditionTracker(record.append)
 
     @abstractmethod
@@ -96,11 +99,9 @@ class BenchEvaluator(Evaluator, Generic[P]):
     """What the restore check says when nothing is wrong."""
 
     def __init__(self, spec: ExperimentSpec, record: Record, instance: Instance, platform: Platform) -> None:
-        super().__init__(spec, record)
+        super().__init__(spec, record, instance, platform)
         if not isinstance(platform, self.platform_type):
             raise TypeError(f"{type(self).__name__} watches a {self.platform_type.__name__}")
-        self.record = record
-        self.instance = instance
         self.platform: P = cast(P, platform)  # checked against platform_type above
         self.acted = False
         self._watch: ContactWatch | None = None
@@ -142,11 +143,10 @@ class ContinuationEvaluator(Evaluator):
     :meth:`continued_targets` measures the target there. The episode's own state is never changed."""
 
     def __init__(self, spec: ExperimentSpec, record: Record, instance: Instance, platform: Platform) -> None:
-        super().__init__(spec, record)
         if spec.objective == "measure":
             raise ConfigError(f"{spec.key}: a measure objective has no continuation")
-        self.instance = instance
-        self.platform = platform
+        super().__init__(spec, record, instance, platform)
+        self._set_up: dict[str, float | str] = {}
 
     def targets(self) -> Mapping[str, float | str]:
         raise ConfigError(f"{self.spec.key}: y* is measured in the continuation run (continue_run)")
@@ -163,9 +163,19 @@ class ContinuationEvaluator(Evaluator):
     ) -> dict[str, float | str]:
         """y* of every quantity, measured at the end of the continuation run."""
 
-    def configured(self) -> dict[str, float]:
-        """ŷ of every configured quantity: the value the card sets (its public parameter)."""
-        return {q.name: self.instance.public[q.setpoint] for q in self.spec.quantities if q.setpoint}
+    def set_up(self, model: mujoco.MjModel, data: mujoco.MjData, platform: Platform) -> dict[str, float | str]:
+        """ŷ of every set-up quantity, read from the apparatus at the end of the continuation run."""
+        if any(q.set_up for q in self.spec.quantities):
+            raise ConfigError(f"{self.spec.key}: set-up quantities need set_up()")
+        return {}
+
+    def configured(self) -> dict[str, float | str]:
+        """ŷ of every configured quantity: the value the card sets (its public parameter), or what the
+        continuation run read from the apparatus (set-up quantities)."""
+        values: dict[str, float | str] = {
+            q.name: self.instance.public[q.setpoint] for q in self.spec.quantities if q.setpoint
+        }
+        return {**values, **self._set_up}
 
     def continue_run(self, model: mujoco.MjModel, data: mujoco.MjData) -> dict[str, float | str]:
         """Run a copy of the final state and apparatus on for ``continuation_s``; y* at its end."""
@@ -175,6 +185,7 @@ class ContinuationEvaluator(Evaluator):
             mujoco.mj_step(model, run)
             platform.after_step(model, run)
             self.continuation_step(step * dt, model, run, platform)
+        self._set_up = self.set_up(model, run, platform)
         return self.continued_targets(model, run, platform)
 
 

@@ -41,7 +41,9 @@ class Quantity:
     scored by equality: its error is 0 when the submitted label is the target's and infinite otherwise, so a
     wrong label fails the run at L5 as a missing value does (``tolerance`` is then unused). A *configured*
     quantity (``setpoint`` names a public parameter, configure objectives) is not submitted: the value the
-    card sets is scored against what the continuation run measures."""
+    card sets is scored against what the continuation run measures. A *set-up* quantity (``set_up``,
+    configure objectives) is not submitted either: the continuation run reads it from the apparatus as the
+    agent left it (which module a supply is built with) and scores it against y*."""
 
     name: str
     description: str
@@ -50,6 +52,7 @@ class Quantity:
     relative: bool = True
     labels: tuple[str, ...] = ()
     setpoint: str = ""
+    set_up: bool = False
 
     def __post_init__(self) -> None:
         if not self.tolerance > 0:
@@ -58,6 +61,13 @@ class Quantity:
             raise ValueError(f"quantity {self.name}: labels must be distinct and non-empty")
         if self.labels and self.setpoint:
             raise ValueError(f"quantity {self.name}: a categorical quantity has no setpoint")
+        if self.set_up and self.setpoint:
+            raise ValueError(f"quantity {self.name}: a set-up quantity is read from the bench, not set")
+
+    @property
+    def submitted(self) -> bool:
+        """Whether the agent submits it (configured and set-up quantities are read from the bench)."""
+        return not (self.setpoint or self.set_up)
 
     @property
     def categorical(self) -> bool:
@@ -220,11 +230,13 @@ class ExperimentSpec:
         for q in self.quantities:
             if q.setpoint and (self.objective != "configure" or q.setpoint not in public):
                 raise ValueError(f"{self.key}: {q.name}'s setpoint must be a public parameter of a configure")
+            if q.set_up and self.objective != "configure":
+                raise ValueError(f"{self.key}: {q.name} is set up on the bench: only a configure objective")
 
     @property
     def answered(self) -> tuple[Quantity, ...]:
-        """The quantities the agent submits (all but configured ones)."""
-        return tuple(q for q in self.quantities if not q.setpoint)
+        """The quantities the agent submits (all but configured and set-up ones)."""
+        return tuple(q for q in self.quantities if q.submitted)
 
     @property
     def hidden(self) -> tuple[Parameter, ...]:
