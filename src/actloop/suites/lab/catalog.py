@@ -49,6 +49,10 @@ class CatalogEntry:
     refit: bool = False
 
 
+FILTERS = ("F1", "F2", "F3")
+"""The rectifier supply's filter modules (#17), smallest capacitance first."""
+
+
 def _q(name: str, description: str, unit: str, tolerance: float, relative: bool = True) -> Quantity:
     return Quantity(name, description, unit, tolerance, relative)
 
@@ -292,7 +296,17 @@ CATALOG: tuple[CatalogEntry, ...] = (
         "advanced",
         ("a", "d"),
         "configure",
-        (_q("R_min", "minimum load resistance of each filter module", "ohm", 0.01),),
+        (
+            *(_q(f"R_min_{m}", f"minimum load resistance of filter module {m}", "ohm", 0.01) for m in FILTERS),
+            Quantity(
+                "final_supply",
+                "the filter module the supply is left running with, under the final load",
+                "",
+                1.0,
+                labels=FILTERS,
+                set_up=True,
+            ),
+        ),
         "logger records of the modules and of the final supply under load",
     ),
     CatalogEntry(
