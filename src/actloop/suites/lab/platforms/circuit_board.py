@@ -19,14 +19,13 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import ClassVar, Protocol
+from typing import Any, ClassVar, Protocol, TypeVar
 
 import mujoco
 import numpy as np
 
 from actloop.sim.scene import TABLE_TOP_Z, WORLD_GEOM
 from actloop.suites.lab.instruments import DigitalDisplay, InstrumentSpec, LoggerSpec
-from actloop.suites.lab.physics.circuits import Circuit
 from actloop.suites.lab.platforms.base import NUMBER_WORDS, ReadingSite, published
 from actloop.suites.lab.platforms.display import DisplayFace, FacedPlatform
 from actloop.suites.lab.rig import DT
@@ -188,16 +187,28 @@ def meter_part(meter: Meter, role: str, side: str) -> Part:
     )
 
 
-class Wiring(Protocol):
-    """An experiment's circuit on the board."""
+class Network(Protocol):
+    """What a wiring's circuit model must do for the board: advance one physics step at a time (a
+    :class:`~actloop.suites.lab.physics.circuits.Circuit`, or a model of its own such as a rectifier's)."""
 
-    def build(self, dt: float) -> Circuit:
+    def step(self, n: int = 1) -> None:
+        """Advance ``n`` steps."""
+
+
+N = TypeVar("N", bound=Network)
+
+
+class Wiring(Protocol[N]):
+    """An experiment's circuit on the board, modelled by a network of type ``N`` (usually a
+    :class:`~actloop.suites.lab.physics.circuits.Circuit`)."""
+
+    def build(self, dt: float) -> N:
         """The circuit, stepped every ``dt`` seconds."""
 
-    def apply(self, circuit: Circuit, state: BoardState) -> None:
+    def apply(self, circuit: N, state: BoardState) -> None:
         """Set the circuit's switches and sources from the board's state."""
 
-    def true_values(self, circuit: Circuit) -> dict[str, float]:
+    def true_values(self, circuit: N) -> dict[str, float]:
         """The true value of every meter, by instrument name, in its unit."""
 
 
@@ -209,7 +220,7 @@ class CircuitBoard(FacedPlatform):
 
     def __init__(
         self,
-        wiring: Wiring,
+        wiring: Wiring[Any],
         sockets: Sequence[Socket],
         boxes: Sequence[ComponentBox],
         meters: Sequence[Meter],
