@@ -297,7 +297,7 @@ CATALOG: tuple[CatalogEntry, ...] = (
         ("a", "d"),
         "configure",
         (
-            *(_q(f"R_min_{m}", f"minimum load resistance of filter module {m}", "ohm", 0.01) for m in FILTERS),
+            *(_q(f"R_min_{m}", f"least load resistance of filter module {m}", "ohm", 0.01) for m in FILTERS),
             Quantity(
                 "final_supply",
                 "the filter module the supply is left running with, under the final load",
@@ -505,6 +505,7 @@ def specify(
     rules: tuple[str, ...] = (),
     minima: tuple[ReadingsAt, ...] = (),
     wall_clock_s: float = 3600.0,
+    continuation_s: float = 0.0,
 ) -> ExperimentSpec:
     """The full specification of catalogued experiment ``key``: its table-6 row plus the bench details."""
     row = entry(key)
@@ -528,4 +529,5 @@ def specify(
         parts=parts,
         rules=rules,
         minima=minima,
+        continuation_s=continuation_s,
     )

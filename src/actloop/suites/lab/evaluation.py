@@ -163,7 +163,9 @@ class ContinuationEvaluator(Evaluator):
     ) -> dict[str, float | str]:
         """y* of every quantity, measured at the end of the continuation run."""
 
-    def set_up(self, model: mujoco.MjModel, data: mujoco.MjData, platform: Platform) -> dict[str, float | str]:
+    def set_up(
+        self, model: mujoco.MjModel, data: mujoco.MjData, platform: Platform
+    ) -> dict[str, float | str]:
         """ŷ of every set-up quantity, read from the apparatus at the end of the continuation run."""
         if any(q.set_up for q in self.spec.quantities):
             raise ConfigError(f"{self.spec.key}: set-up quantities need set_up()")

@@ -14,7 +14,7 @@ from typing import ClassVar
 import mujoco
 
 from actloop.suites.lab.evaluation import BenchEvaluator
-from actloop.suites.lab.evidence import Conditions, ReadingCitation, Verdict
+from actloop.suites.lab.evidence import Conditions, ReadingCitation, RowCitation, Verdict
 from actloop.suites.lab.instance import Instance
 from actloop.suites.lab.instruments import InstrumentLog
 from actloop.suites.lab.platforms.base import Platform
@@ -61,13 +61,26 @@ class BoardEvaluator(BenchEvaluator[CircuitBoard]):
         self.tracker.update(time_s, {IN_CIRCUIT: self.live(state) and held >= SETTLE_S})
         self.measurable |= held >= L2_HOLD_S and state.setpoint > 0
 
-    def live_milestones(self, log: InstrumentLog, conditions: Conditions) -> list[Check]:
+    def live_milestones(
+        self, log: InstrumentLog, conditions: Conditions, valid: Sequence[Verdict] = ()
+    ) -> list[Check]:
         """L1-L3: the robot worked the board; the box sat in a live circuit above 0 V; an observation shows
-        every meter readable then."""
+        every meter readable then, or a valid logger row (one of ``valid``) records them then."""
         meters = [m.spec.name for m in self.platform.meters]
         first = first_observation(
             log, lambda t: conditions.held(IN_CIRCUIT, t) and self.settings.at(t) > 0, meters
         )
+        row = next((v for v in valid if isinstance(v.citation, RowCitation)), None)
+        if first is not None:
+            shown = f"{_all(meters)} readable with the box in a live circuit"
+            read = f"observation {first.observation_id} shows {shown}"
+        elif row is not None:
+            assert isinstance(row.citation, RowCitation)
+            read = (
+                f"logger row {row.citation.row} of {row.citation.file} is a valid reading in a live circuit"
+            )
+        else:
+            read = f"no observation shows {_all(meters)} readable, and no valid logger row, in a live circuit"
         return [
             Check(
                 "L1",
@@ -81,14 +94,7 @@ class BoardEvaluator(BenchEvaluator[CircuitBoard]):
                 if self.measurable
                 else "the box was never in a live circuit",
             ),
-            Check(
-                "L3",
-                first is not None,
-                f"observation {first.observation_id} shows {_all(meters)} readable with the box in a live "
-                "circuit"
-                if first
-                else f"no observation shows {_all(meters)} readable with the box in a live circuit",
-            ),
+            Check("L3", first is not None or row is not None, read),
         ]
 
     def read_together(self, valid: Sequence[Verdict]) -> list[float]:

@@ -85,6 +85,12 @@ class BoardOperator(Operator):
             self.press(x, y, z, KEY_PRESS_M, PRESS_CLEARANCE, HAND)
             self.setting += 1
 
+    def press_rec(self) -> None:
+        """Press the REC key: the logger starts (or stops) recording the meters."""
+        x, y, z = self.layout["key_rec"]
+        self.above(x, y)
+        self.press(x, y, z, KEY_PRESS_M, PRESS_CLEARANCE, HAND)
+
     # --- the meters ---
     def read_meters(self) -> list[tuple[str, dict[str, float]]]:
         """(observation id, every meter's value) from IMAGES_PER_SETTING overhead images of the LCDs."""
