@@ -4,7 +4,8 @@ Over many drawn instances (seeds 1 to N of the public set) it measures, for each
 
 - **guess (midpoint)**: the share of instances whose y* lies within tolerance of the middle of the range
   y* takes (what the card and the public code allow without touching the bench);
-- **guess (best constant)**: the largest share any single constant answer gets within tolerance;
+- **guess (best constant)**: the largest share any single constant answer gets within tolerance (over more
+  than two quantities or a label, an upper bound: the least of each quantity's own best share);
 - **naive shortcut**: the share solved by the quick method the apparatus invites (named per experiment);
 - **standard design**: the share solved by the standard design of the experiment's tier with its standard
   estimator (the seed's appendix B: a design fixed in advance, independent of θ and of the readings).
@@ -32,9 +33,15 @@ AUDIT_INSTANCES = 1000
 
 # --- the audit --------------------------------------------------------------------------------------------
 def _within(spec: ExperimentSpec, estimate: Estimate, target: Estimate) -> bool:
-    """Whether every scored quantity of ``estimate`` lies within its tolerance of ``target``."""
+    """Whether every scored quantity of ``estimate`` lies within its tolerance of ``target`` (a categorical
+    one equal to it)."""
     for q in spec.quantities:
         value, true = estimate.get(q.name, math.nan), target[q.name]
+        if q.categorical:
+            if value != true:
+                return False
+            continue
+        assert isinstance(value, float | int) and isinstance(true, float | int)
         error = abs(value - true) / abs(true) if q.relative else abs(value - true)
         if not error <= q.tolerance:
             return False
@@ -62,17 +69,40 @@ def best_constant_share(spec: ExperimentSpec, targets: Sequence[Estimate]) -> fl
     """The largest share of ``targets`` that one constant answer gets within tolerance (an exact sweep over
     the first quantity's interval ends, then over the second's)."""
     names = [q.name for q in spec.quantities]
-    boxes = [{name: _interval(spec, name, t[name]) for name in names} for t in targets]
+    if len(names) > 2 or any(q.categorical for q in spec.quantities):
+        return _best_constant_bound(spec, targets)
+    boxes = [{name: _interval(spec, name, float(t[name])) for name in names} for t in targets]
     first = names[0]
     if len(names) == 1:
         return _best_1d([box[first] for box in boxes]) / len(targets)
-    if len(names) > 2:
-        raise ValueError(f"{spec.key}: the best constant is swept over at most two quantities")
     best = 0
     for low, _ in (box[first] for box in boxes):
         inside = [box[names[1]] for box in boxes if box[first][0] <= low <= box[first][1]]
         best = max(best, _best_1d(inside))
     return best / len(targets)
+
+
+def _best_constant_bound(spec: ExperimentSpec, targets: Sequence[Estimate]) -> float:
+    """An upper bound of the best constant's share over more than two quantities or a categorical one: the
+    least, over the quantities, of the share one constant gets on that quantity alone (a label: its most
+    frequent target)."""
+    shares = []
+    for q in spec.quantities:
+        if q.categorical:
+            labels = [t[q.name] for t in targets]
+            shares.append(max(labels.count(label) for label in set(labels)) / len(targets))
+        else:
+            intervals = [_interval(spec, q.name, float(t[q.name])) for t in targets]
+            shares.append(_best_1d(intervals) / len(targets))
+    return min(shares)
+
+
+def _middle(values: Sequence[float | str]) -> float | str:
+    """The middle of the range of numeric targets; the most frequent of labels."""
+    if all(isinstance(v, str) for v in values):
+        return max(sorted(set(values), key=str), key=list(values).count)
+    numbers = [float(v) for v in values]
+    return (min(numbers) + max(numbers)) / 2
 
 
 def audit(experiment: str, instances: int = AUDIT_INSTANCES) -> dict[str, Any]:
@@ -83,10 +113,7 @@ def audit(experiment: str, instances: int = AUDIT_INSTANCES) -> dict[str, Any]:
     plan = plan_of(experiment)
     drawn = [draw(spec, seed) for seed in range(1, instances + 1)]
     targets = [plan.target(i) for i in drawn]
-    middle = {
-        q.name: (min(t[q.name] for t in targets) + max(t[q.name] for t in targets)) / 2
-        for q in spec.quantities
-    }
+    middle = {q.name: _middle([t[q.name] for t in targets]) for q in spec.quantities}
 
     def share(design: Callable[[Instance], Estimate]) -> float:
         hits = sum(_within(spec, design(i), t) for i, t in zip(drawn, targets, strict=True))

@@ -13,6 +13,7 @@ from actloop.suites.lab.physics.circuits import Circuit, Junction
 from actloop.suites.lab.physics.heat import ROOM, ThermalNetwork
 from actloop.suites.lab.physics.linear import exp, expm, log
 from actloop.suites.lab.physics.optics import Rail, ThinLens
+from actloop.suites.lab.physics.rectifier import Rectifier, sin_cos, steady_state
 from actloop.suites.lab.physics.spectra import Band, Dye, Spectrophotometer, absorbance
 
 ALLOWED = {
@@ -49,6 +50,7 @@ def test_importing_the_models_loads_no_numerical_library() -> None:
         "before = set(sys.modules)\n"
         "import actloop.suites.lab.physics.circuits, actloop.suites.lab.physics.heat\n"
         "import actloop.suites.lab.physics.optics, actloop.suites.lab.physics.spectra\n"
+        "import actloop.suites.lab.physics.rectifier\n"
         "new = {m.split('.')[0] for m in set(sys.modules) - before}\n"
         "print(sorted(new & {'numpy', 'scipy', 'mujoco'}))\n"
     )
@@ -81,6 +83,8 @@ def _run_everything() -> list[float]:
     spectro.set_wavelength(dye.lambda_max)
     spectro.blank(0.0)
     out += [dye.lambda_max, spectro.read(30.0, absorbance([(dye, 1e-5)], spectro.wavelength))]
+    supply = steady_state(Rectifier(16.97, 1.0, 1.4), 1e-3, 250.0)
+    out += [supply.mean, supply.ripple, supply.start]
     return out
 
 
@@ -94,6 +98,8 @@ def test_golden_bits_of_the_arithmetic_kernels() -> None:
     # together with a deliberate change of the algorithms.
     assert exp(1.0).hex() == "0x1.5bf0a8b14576ap+1"  # e, one ulp above the nearest double
     assert log(10.0).hex() == "0x1.26bb1bbb55516p+1"
+    assert [v.hex() for v in sin_cos(1.0)] == ["0x1.aed548f090ceep-1", "0x1.14a280fb5068bp-1"]
+    assert [v.hex() for v in sin_cos(2.5)] == ["0x1.326af0dcfcaafp-1", "-0x1.9a2f7ef858b7ep-1"]
     assert [v.hex() for row in expm([[-1.0, 2.0], [0.5, -3.0]]) for v in row] == [
         "0x1.eb7bbc7d3796fp-2",
         "0x1.7b3f30243610ap-2",

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from actloop.suites.lab.instance import Instance
 from actloop.suites.lab.instruments import OVERLOAD, Instrument, InstrumentSpec
 
-Estimate = dict[str, float]
+Estimate = dict[str, float | str]
+"""A value for every scored quantity (a label for a categorical one)."""
 
 
 @dataclass(frozen=True)

@@ -81,12 +81,14 @@ class Rectifier:
 
 @dataclass(frozen=True)
 class Output:
-    """The periodic steady state across the load: its mean, peak-to-peak ripple, minimum and maximum (V)."""
+    """The periodic steady state across the load: its mean, peak-to-peak ripple, minimum and maximum, and its
+    value at the start of each half cycle (the mains' zero crossing), in volts."""
 
     mean: float
     ripple: float
     minimum: float
     maximum: float
+    start: float
 
 
 class _HalfCycle:
@@ -164,13 +166,13 @@ class _HalfCycle:
         if found is None:  # never charged: a pure decay (only on the way down from a switch-off)
             v1 = self.decay(v0, half)
             mean = v0 * self.tau_off * (1.0 - exp(-half / self.tau_off)) / half
-            return Output(mean, v0 - v1, v1, v0)
+            return Output(mean, v0 - v1, v1, v0, v0)
         t_on, v_on, t_off, v_off = found
         area = v0 * self.tau_off * (1.0 - exp(-t_on / self.tau_off))
         area += self._integral_conducting(v_on, t_on, t_off)
         area += v_off * self.tau_off * (1.0 - exp(-(half - t_off) / self.tau_off))
         low, high = self._extremes(v_on, t_on, t_off)
-        return Output(area / half, high - low, low, high)
+        return Output(area / half, high - low, low, high, v0)
 
     def _extremes(self, v_on: float, t_on: float, t_off: float) -> tuple[float, float]:
         """The least and greatest v while the bridge conducts: v first falls on (the load still draws more
