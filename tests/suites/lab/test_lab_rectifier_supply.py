@@ -13,11 +13,13 @@ import dataclasses
 import io
 import math
 from collections.abc import Iterator
+from typing import Any
 
 import numpy as np
 import pytest
 from PIL import Image
 
+from actloop.sim.scene import TABLE_TOP_Z
 from actloop.suites.lab.env import LabEnv
 from actloop.suites.lab.experiments.rectifier_supply import (
     FILTER_SOCKET,
@@ -31,10 +33,9 @@ from actloop.suites.lab.platforms.circuit_board import BOX_HALF, ROCKER_RANGE_RA
 from actloop.suites.lab.reference.circuit_board import HAND, VIEW_HEIGHT
 from actloop.suites.lab.reference.display import Camera, project, read_display, window_corners
 from actloop.suites.lab.reference.rectifier_supply import BRACKETS, LOADS, MODULES, interpolate
-from actloop.sim.scene import TABLE_TOP_Z
 
 SEED = 3
-Citation = dict[str, object]
+Citation = dict[str, Any]
 
 
 @pytest.fixture
@@ -100,7 +101,7 @@ def rows_in(env: LabEnv, file: str, window: tuple[float, float]) -> list[Citatio
 
 
 def mean_value(citations: list[Citation]) -> float:
-    return sum(float(c["value"]) for c in citations) / len(citations)  # type: ignore[arg-type]
+    return sum(float(c["value"]) for c in citations) / len(citations)
 
 
 def measure(env: LabEnv) -> tuple[dict[str, float], list[Citation]]:
@@ -235,7 +236,7 @@ def test_two_modules_logged_do_not_meet_the_evidence_minimum(env: LabEnv) -> Non
 def test_a_fabricated_row_fails_the_evidence_gate(env: LabEnv) -> None:
     r_min, citations = measure(env)
     citations += build_final(env, right_module(env))
-    citations[2] = {**citations[2], "value": float(citations[2]["value"]) + 0.003}  # type: ignore[arg-type]
+    citations[2] = {**citations[2], "value": float(citations[2]["value"]) + 0.003}
     evaluator(env).acted = True
     env.submit(r_min, citations)
     score, _ = env.score()
