@@ -114,7 +114,9 @@ def check_spec(key: str, seed: int) -> Outcome:
     if differ:
         shown = "; ".join(f"{n}: spec {getattr(spec, n)!r}, table {getattr(row, n)!r}" for n in differ)
         return Outcome("spec", False, f"differs from table 6 in {shown}")
-    scored = ", ".join(f"{q.name} within {q.tolerance_text}" for q in spec.quantities)
+    scored = ", ".join(
+        f"{q.name} {'' if q.categorical else 'within '}{q.tolerance_text}" for q in spec.quantities
+    )
     return Outcome(
         "spec", True, f"#{spec.number} {spec.tier}, {spec.dimension}, {spec.objective}: {scored} (table 6)"
     )
