@@ -10,9 +10,12 @@ them with the arm; the keys and rocker are tested with the black-box resistor).
 from __future__ import annotations
 
 import dataclasses
+import importlib.util
 import io
 import math
 from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import numpy as np
@@ -33,6 +36,8 @@ from actloop.suites.lab.platforms.circuit_board import BOX_HALF, ROCKER_RANGE_RA
 from actloop.suites.lab.reference.circuit_board import HAND, VIEW_HEIGHT
 from actloop.suites.lab.reference.display import Camera, project, read_display, window_corners
 from actloop.suites.lab.reference.rectifier_supply import BRACKETS, LOADS, MODULES, interpolate
+from actloop.suites.lab.server import serving
+from actloop.suites.lab.workspace_files import SKILLS_FILE, load_client, write_workspace
 
 SEED = 3
 Citation = dict[str, Any]
@@ -289,3 +294,41 @@ def test_the_displays_show_what_the_instrument_log_says() -> None:
             assert any(v.readable for v in observation.views_of(name))
     finally:
         env.close()
+
+
+def _skills() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("lab_skills", SKILLS_FILE)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_t2_skills_seat_a_module_and_start_the_logger(tmp_path: Path) -> None:
+    """T2 on this bench: the workspace's skills (T1 segmentation and planned motion) grasp a filter module
+    between its neighbours, carry it over its socket and set it in, and press the REC key."""
+    env = LabEnv("rectifier_supply", SEED, level="T2")
+    skills = _skills()
+    with serving(env) as server:
+        write_workspace(tmp_path, "card", server.url, server.token, "T2")
+        lab = load_client().Lab(server.url, server.token)
+        skills.grasp(lab, "filter_F2", across=True)
+        x, y = FILTER_SOCKET.centre
+        hand = skills.carry(lab, [x, y, SEAT_Z + 0.05], across=True)["hand_position"]
+        # where the box hangs from the hand (scaffolding for the agent's look at it): set it in square
+        held = server.run(lambda: {"at": [float(v) for v in env.data.body("filter_F2").xpos]})["at"]
+        pads_above_centre = hand[2] - skills.PAD_REACH - held[2]
+        at = [
+            x - (held[0] - hand[0]),
+            y - (held[1] - hand[1]),
+            SEAT_Z + BOX_HALF[2] + pads_above_centre + 0.002,
+        ]
+        skills.place(lab, at, across=True)
+        skills.press(lab, "logger")
+        lab.close()
+    env.wait(0.5)
+    assert board(env).state.seated[FILTER_SOCKET.name] == "filter_F2", env.data.body("filter_F2").xpos
+    assert board(env).recording() == {"logger"}
+    for other in ("filter_F1", "filter_F3", "load_180"):  # the neighbours stand where they stood
+        assert board(env).at_home(env.data, next(b for b in board(env).boxes if b.name == other), 0.002)
+    env.close()

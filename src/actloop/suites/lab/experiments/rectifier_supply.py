@@ -74,9 +74,10 @@ METERS = (Meter(VOLTMETER, METER_SPOTS[0]), Meter(RIPPLE_METER, METER_SPOTS[1]))
 FILTER_SOCKET = Socket("filter_socket", SOCKET.centre)
 LOAD_SOCKET = Socket("load_socket", (-0.08, -0.05))
 BRIDGE_CENTRE = (0.09, -0.05)
-ROWS_Y = (-0.19, -0.25)
-COLUMNS_X = (0.06, -0.015, -0.09, -0.165)
-"""Pads 75 mm apart: the open fingers of a hand at one box clear the next."""
+ROWS_Y = (-0.19, -0.28)
+COLUMNS_X = (0.08, -0.005, -0.09, -0.175)
+"""Pads 85 mm apart across and 90 mm along: a hand opened wide (80 mm) at one box, its fingers either
+way, clears the next."""
 FILTER_BOXES = tuple(
     ComponentBox(f"filter_{m}", (x, ROWS_Y[0]), "0.15 0.25 0.55 1")
     for m, x in zip(FILTERS, COLUMNS_X, strict=False)

@@ -29,6 +29,10 @@ visible bottom, so the fingertips stay off what it stands on)."""
 FINGERTIP_CLEARANCE = 0.014
 PAD_REACH = 0.1034
 """The control point (hand frame origin) sits this far behind the centre of the finger pads."""
+PHYSICS_HZ = 240
+"""Joint targets are one per physics step."""
+STROKE_SPEED_RAD_S = 0.7
+"""A stroke's fastest joint turns at most this fast (about a third of the published limit)."""
 
 
 def locate(lab: Any, part: str, camera: str = "front") -> dict[str, Any]:
@@ -74,14 +78,26 @@ def place(lab: Any, at: list[float], across: bool = False) -> dict[str, Any]:
     return lab.move_hand(_hand_at([at[0], at[1], at[2] + CLEARANCE]), orientation)
 
 
+def stroke(lab: Any, position: list[float], quaternion: list[float]) -> dict[str, Any]:
+    """Move the hand straight to a pose that touches something (a key pressed, a part pushed), which
+    ``move_hand`` refuses as a collision: a T0 joint trajectory to the IK solution, at a third of the
+    speed limit (a short stroke is near straight in joint space)."""
+    start = lab.state()["joints"]
+    goal = lab.ik(position, quaternion)["joints"]
+    turn = max(abs(b - a) for a, b in zip(start, goal, strict=True))
+    steps = max(24, math.ceil(turn / (STROKE_SPEED_RAD_S / PHYSICS_HZ)))
+    return lab.move_joints([[a + (b - a) * k / steps for a, b in zip(start, goal, strict=True)]
+                            for k in range(1, steps + 1)])  # fmt: skip
+
+
 def press(lab: Any, part: str, depth: float = 0.004, camera: str = "front") -> dict[str, Any]:
     """Press a key or switch straight down with closed fingers by ``depth`` below its top, then let go."""
     where = locate(lab, part, camera)
     x, y, _ = where["centroid"]
     lab.gripper(0.0)
     lab.move_hand(_hand_at([x, y, where["top"] + 0.03]), DOWN)
-    lab.move_hand(_hand_at([x, y, where["top"] - depth]), DOWN)
-    return lab.move_hand(_hand_at([x, y, where["top"] + 0.03]), DOWN)
+    stroke(lab, _hand_at([x, y, where["top"] - depth]), DOWN)
+    return stroke(lab, _hand_at([x, y, where["top"] + 0.03]), DOWN)
 
 
 def push(
@@ -102,8 +118,8 @@ def push(
     lab.move_hand(_hand_at([start[0], start[1], where["top"] + 0.05]), DOWN)
     lab.move_hand(_hand_at(start), DOWN)
     end = [start[0] + dx * distance, start[1] + dy * distance, z]
-    lab.move_hand(_hand_at(end), DOWN)
-    return lab.move_hand(_hand_at([end[0], end[1], where["top"] + 0.05]), DOWN)
+    stroke(lab, _hand_at(end), DOWN)
+    return stroke(lab, _hand_at([end[0], end[1], where["top"] + 0.05]), DOWN)
 
 
 def slide(lab: Any, part: str, along: list[float], distance: float, camera: str = "front") -> dict[str, Any]:
