@@ -3,10 +3,8 @@ refusing both; every T0 call is the same at every level."""
 
 from __future__ import annotations
 
-import importlib.util
 import io
 from pathlib import Path
-from types import ModuleType
 
 import numpy as np
 import pytest
@@ -15,15 +13,7 @@ from PIL import Image
 from actloop.suites.lab.env import LabEnv, LabRequestError
 from actloop.suites.lab.experiments import experiment_keys
 from actloop.suites.lab.server import serving
-from actloop.suites.lab.workspace_files import SKILLS_FILE, load_client, write_workspace
-
-
-def _skills() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("lab_skills", SKILLS_FILE)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from actloop.suites.lab.workspace_files import load_client, load_skills, write_workspace
 
 
 def test_a_t0_bench_refuses_the_t1_calls_and_moves_nothing() -> None:
@@ -78,7 +68,7 @@ def test_move_hand_reaches_a_free_pose_and_refuses_one_inside_an_obstacle() -> N
 def test_t2_skills_in_the_workspace_grasp_a_weight_and_put_it_back(tmp_path: Path) -> None:
     env = LabEnv("hookes_law", 1, level="T2")
     home = env.data.body("weight_1").xpos.copy()
-    skills = _skills()
+    skills = load_skills()
     with serving(env) as server:
         written = write_workspace(tmp_path, "card", server.url, server.token, "T2")
         assert "lab_skills.py" in {p.name for p in written}

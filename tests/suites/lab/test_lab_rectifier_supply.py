@@ -10,12 +10,10 @@ them with the arm; the keys and rocker are tested with the black-box resistor).
 from __future__ import annotations
 
 import dataclasses
-import importlib.util
 import io
 import math
 from collections.abc import Iterator
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import numpy as np
@@ -37,7 +35,7 @@ from actloop.suites.lab.reference.circuit_board import HAND, VIEW_HEIGHT
 from actloop.suites.lab.reference.display import Camera, project, read_display, window_corners
 from actloop.suites.lab.reference.rectifier_supply import BRACKETS, LOADS, MODULES, interpolate
 from actloop.suites.lab.server import serving
-from actloop.suites.lab.workspace_files import SKILLS_FILE, load_client, write_workspace
+from actloop.suites.lab.workspace_files import load_client, load_skills, write_workspace
 
 SEED = 3
 Citation = dict[str, Any]
@@ -296,19 +294,11 @@ def test_the_displays_show_what_the_instrument_log_says() -> None:
         env.close()
 
 
-def _skills() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("lab_skills", SKILLS_FILE)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_t2_skills_seat_a_module_and_start_the_logger(tmp_path: Path) -> None:
     """T2 on this bench: the workspace's skills (T1 segmentation and planned motion) grasp a filter module
     between its neighbours, carry it over its socket and set it in, and press the REC key."""
     env = LabEnv("rectifier_supply", SEED, level="T2")
-    skills = _skills()
+    skills = load_skills()
     with serving(env) as server:
         write_workspace(tmp_path, "card", server.url, server.token, "T2")
         lab = load_client().Lab(server.url, server.token)

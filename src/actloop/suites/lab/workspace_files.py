@@ -28,8 +28,16 @@ def load_client(workspace: Path | None = None) -> ModuleType:
     """The client module, loaded from its file as an agent's Python would load it: from ``workspace`` (a
     directory :func:`write_workspace` filled, where its exports go), or else from the package, where the
     client finds no ``lab.json`` and so refuses to export (nothing is ever written into the package)."""
-    path = CLIENT_FILE if workspace is None else workspace / CLIENT_FILE.name
-    spec = importlib.util.spec_from_file_location("lab_client", path)
+    return _load("lab_client", CLIENT_FILE if workspace is None else workspace / CLIENT_FILE.name)
+
+
+def load_skills() -> ModuleType:
+    """The T2 skills module, loaded from its file as an agent's Python would load it."""
+    return _load("lab_skills", SKILLS_FILE)
+
+
+def _load(name: str, path: Path) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
         raise ImportError(f"cannot load {path}")
     module = importlib.util.module_from_spec(spec)
