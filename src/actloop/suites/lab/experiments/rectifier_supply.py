@@ -127,7 +127,7 @@ SPEC = specify(
     question=(
         "A filter module's R_min is the least load resistance at which the supply, built with that module, "
         "keeps its ripple (peak to peak) at or below the ripple limit. Determine R_min of each filter module "
-        "F1, F2 and F3, in ohms. Then leave the supply running (switched on) under the final load box with "
+        "F1, F2 and F3, in ohms, and leave the supply running (switched on) under the final load box with "
         "the filter module of least capacitance that keeps the ripple within the limit there."
     ),
     budget_s=1200.0,
