@@ -7,7 +7,7 @@ printed resistance (1.0, 2.2 and 4.7 ohm, comparable to r) stand on pads beside 
 set into the load socket.
 
 The cell is E behind an ohmic resistance r0 in series with a polarisation branch (R_p in parallel with a
-double-layer capacitance C_p, time constant R_p C_p of 0.8-1.5 s): after a change of load the terminal
+double-layer capacitance C_p, time constant R_p C_p of 0.75-1.5 s): after a change of load the terminal
 voltage jumps by the ohmic part and relaxes by the polarisation part over seconds. Scored are E (the
 open-circuit voltage at rest) and r = r0 + R_p, the steady (DC) internal resistance, the slope of the
 settled terminal voltage against the current. A reading counts once nothing in the circuit has been
@@ -59,7 +59,7 @@ from actloop.suites.lab.watch import Timeline, first_observation
 VOLTMETER_OHMS = 10e6
 SETTLE_S = 15.0
 """A reading counts once the circuit has stood unchanged this long."""
-TAU_S = (0.8, 1.5)
+TAU_S = (0.75, 1.5)
 """The polarisation branch's time constant R_p C_p (s)."""
 LOAD_OHMS = {"load_1r0": 1.0, "load_2r2": 2.2, "load_4r7": 4.7}
 """The load boxes' printed resistances, by box name (marked as resistors are: 2R2 is 2.2 ohm)."""
