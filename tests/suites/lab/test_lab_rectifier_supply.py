@@ -21,6 +21,7 @@ import pytest
 from PIL import Image
 
 from actloop.sim.scene import TABLE_TOP_Z
+from actloop.suites.lab.audits import plan_of
 from actloop.suites.lab.env import LabEnv
 from actloop.suites.lab.experiments.rectifier_supply import (
     FILTER_SOCKET,
@@ -322,3 +323,14 @@ def test_t2_skills_seat_a_module_and_start_the_logger(tmp_path: Path) -> None:
     for other in ("filter_F1", "filter_F3", "load_180"):  # the neighbours stand where they stood
         assert board(env).at_home(env.data, next(b for b in board(env).boxes if b.name == other), 0.002)
     env.close()
+
+
+def test_the_naive_shortcut_misses_r_min_past_the_tolerance(env: LabEnv) -> None:
+    """One load per module, its ripple scaled as 1/R to the limit (the audit's shortcut), fails the run."""
+    naive = plan_of("rectifier_supply").naive.estimate(env.instance)
+    r_min, citations = measure(env)
+    citations += build_final(env, right_module(env))
+    evaluator(env).acted = True
+    env.submit({name: naive[name] for name in r_min}, citations)
+    score, _ = env.score()
+    assert score.e > 1.0 and score.stop_stage == "know_result", score.errors
