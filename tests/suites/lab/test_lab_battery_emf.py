@@ -34,6 +34,7 @@ from actloop.suites.lab.experiments.battery_emf import (
     wiring,
 )
 from actloop.suites.lab.instance import draw
+from actloop.suites.lab.instruments import Visibility
 from actloop.suites.lab.physics.linear import exp
 from actloop.suites.lab.platforms.circuit_board import BOX_HALF, ROCKER_RANGE_RAD, SEAT_Z, BoardState
 from actloop.suites.lab.reference.battery_emf import cell_of, fit_cell
@@ -208,6 +209,39 @@ def test_reseating_the_box_or_moving_the_switch_restarts_the_settling_time(env: 
     env.submit({"E": 1.5, "r": 1.0}, citations)
     score, verdicts = env.score()
     assert len(verdicts) >= 8 and not any(v.valid for v in verdicts)
+    assert not score.gates["conditions"].passed
+
+
+def close_up(env: LabEnv) -> list[Citation]:
+    """Serve a close-up of both meters (scaffolding: what the wrist camera 22 cm above makes readable) and
+    cite what they show."""
+    env._served += 1
+    observation_id = f"{env.episode_token}-{env._served}"
+    seen = [Visibility(name, "wrist", True, True, 30.0) for name in ("voltmeter", "ammeter")]
+    shown = env.instrument_log.serve_observation(observation_id, env.clock.time_s, seen).shown
+    return [
+        {"observation_id": observation_id, "instrument": name, "value": shown[name]}
+        for name in ("voltmeter", "ammeter")
+    ]
+
+
+def test_readings_from_images_count_settled_and_not_during_a_change(env: LabEnv) -> None:
+    env.wait(0.5)
+    citations = close_up(env)  # the open circuit, at rest since the start
+    power(env, True)
+    seat(env, LOADS[0])
+    env.wait(2.0)
+    early = close_up(env)
+    env.wait(SETTLE_S)
+    citations += close_up(env)
+    evaluator(env).acted = True
+    power(env, False)
+    home(env, LOADS[0])
+    env.wait(0.3)
+    env.submit(evaluator(env).targets(), citations + early)
+    score, verdicts = env.score()
+    assert [v.valid for v in verdicts] == [True, True, True, True, False, False], [v.reason for v in verdicts]
+    assert score.milestones["L3"].passed and score.milestones["L4"].passed
     assert not score.gates["conditions"].passed
 
 
