@@ -182,7 +182,7 @@ class Cell:
 
 class BatteryWiring:
     """The cell (EMF, r0, R_p ∥ C_p) with the voltmeter (its input resistance) across its terminals; the
-    switch, the ammeter and the load socket in series across them."""
+    ammeter, the switch and the load socket in series across them."""
 
     def __init__(self, cell: Cell, loads: dict[str, float], ammeter_zero: float) -> None:
         self.cell = cell
@@ -191,7 +191,7 @@ class BatteryWiring:
 
     def build(self, dt: float) -> Circuit:
         cell = self.cell
-        c = Circuit(["e", "m", "t", "s", "a", "b"], dt)
+        c = Circuit(["e", "m", "t", "a", "b"], dt)
         c.add_voltage_source("emf", "e", GROUND, cell.emf)
         c.add_resistor("ohmic", "e", "m", cell.ohmic)
         c.add_resistor("polarisation", "m", "t", cell.polarisation)
@@ -199,16 +199,15 @@ class BatteryWiring:
         c.add_capacitor("double_layer", "m", "t", cell.farads, v0=at_rest)
         c.add_resistor("voltmeter_input", "t", GROUND, VOLTMETER_OHMS)
         c.add_voltmeter("voltmeter", "t", GROUND)
-        c.add_switch("switch", "t", "s")
-        c.add_ammeter("ammeter", "s", "a")
-        c.add_switch("contacts", "a", "b")
+        c.add_ammeter("ammeter", "t", "a")
+        c.add_switch("closed", "a", "b")
         c.add_resistor("load", "b", GROUND, next(iter(self.loads.values())))
         return c
 
     def apply(self, circuit: Circuit, state: BoardState) -> None:
+        """The rocker and the socket's contacts are in series: one switch, closed when both are."""
         box = state.seated[LOAD_SOCKET.name]
-        circuit.set_switch("switch", state.powered)
-        circuit.set_switch("contacts", box is not None)
+        circuit.set_switch("closed", state.powered and box is not None)
         if box is not None:
             circuit.set_resistance("load", self.loads[box])
 
