@@ -76,6 +76,6 @@ def plan() -> Plan:
         ),
         "the series resistor lies up to 3 % from its printed 10 kΩ, so τ / R_printed misses 0.5 % unless it "
         "happens to lie within about 0.5 % of its print; the charging curve's own amplitudes give R (the "
-        "meters' zero errors only shift each curve), and one reading or a 63 % time read off 4 Hz rows gives "
-        "no τ to 0.5 % at all",
+        "meters' zero errors only shift each curve); one reading gives no τ, and a 63 % time counted from "
+        "the first row after switching on is off by up to a row (0.25 s, 0.5-5 % of τ)",
     )
