@@ -15,12 +15,11 @@ SETTLE_DT = 0.5
 """The step of the settling run: the heat is exact at any step, the power taken where each step starts."""
 SETTLE_STEPS = 50
 """25 s, past the card's settling time."""
-HC_OVER_Q_NM_V = 1239.841984
-"""h c / q in nm V (the CODATA constants)."""
 
 
 def plan() -> Plan:
     from actloop.suites.lab.experiments.led_wavelength import UNKNOWN, VOLTMETER, LedWiring
+    from actloop.suites.lab.physics.circuits import ELEMENTARY_CHARGE, LIGHT_SPEED, PLANCK
     from actloop.suites.lab.reference.led_wavelength import KNOWN, wavelength
 
     def voltages(instance: Instance) -> Callable[[str], float]:
@@ -37,7 +36,7 @@ def plan() -> Plan:
         return settled
 
     def naive(instance: Instance) -> Estimate:
-        return {"lambda_peak": HC_OVER_Q_NM_V / voltages(instance)(UNKNOWN)}
+        return {"lambda_peak": 1e9 * PLANCK * LIGHT_SPEED / (ELEMENTARY_CHARGE * voltages(instance)(UNKNOWN))}
 
     def standard(instance: Instance) -> Estimate:
         settled = voltages(instance)
