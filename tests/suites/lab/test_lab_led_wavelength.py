@@ -337,7 +337,7 @@ def test_the_tolerance_is_two_percent(env: LabEnv, factor: float, succeeds: bool
 
 def test_the_naive_shortcut_misses_past_the_tolerance(env: LabEnv) -> None:
     """hc/(qV) from the unknown's settled voltage at 5 V (the audit's shortcut) fails the run."""
-    naive = plan_of("led_wavelength").naive.estimate(env.instance)["lambda_peak"]
+    naive = float(plan_of("led_wavelength").naive.estimate(env.instance)["lambda_peak"])
     _, citations = measure(env, ("blue", "red"))
     restore(env)
     env.submit({"lambda_peak": naive}, citations)
