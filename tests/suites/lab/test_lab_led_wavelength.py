@@ -250,7 +250,7 @@ def test_a_careful_run_succeeds_with_every_milestone(env: LabEnv) -> None:
     assert all(v.valid for v in verdicts) and len(verdicts) == 10, [v.reason for v in verdicts]
     assert score.success and score.process_score == 100, score.gates
     assert score.e < 0.1
-    assert "known LEDs [470.0, 525.0, 590.0, 630.0] nm" in score.milestones["L4"].evidence
+    assert "known LEDs [455.0, 525.0, 590.0, 660.0] nm" in score.milestones["L4"].evidence
 
 
 def test_two_known_leds_and_the_unknown_suffice(env: LabEnv) -> None:
@@ -371,7 +371,7 @@ def test_the_card_names_every_box_and_states_the_rules() -> None:
         assert f"**{box.name}**" in card
     assert "the unknown LED in a white box" in card and "an amber box" in card
     assert f"unchanged setting for {SETTLING_S:g} s" in card and "conducts 1 mA or more" in card
-    assert "- the red LED's printed peak wavelength (`lambda_red`): 630 nm" in card
+    assert "- the red LED's printed peak wavelength (`lambda_red`): 660 nm" in card
 
 
 # --- the displays and T2 ---

@@ -58,6 +58,6 @@ def plan() -> Plan:
         ),
         "the family's offset (0.15-0.45 V below the photon energy at 1 mA), the current's share of V "
         "(n V_T ln(I / 1 mA), 0.08-0.12 V at 5 V), the junction's warming and the voltmeter's zero error "
-        "move V by -0.4 to +0.03 V, so hc/(qV) misses by 2-22 %; they are common to the family and "
+        "move V by -0.4 to +0.03 V, so hc/(qV) misses by 2-23 %; they are common to the family and "
         "nearly linear in V, so the known LEDs' line absorbs them",
     )

@@ -1,7 +1,7 @@
 """#10 LED wavelength: the peak wavelength of an unknown LED, calibrated against known LEDs' turn-on voltages.
 
 Five LED boxes stand on pads beside the circuit board: four known LEDs whose peak wavelength is printed on
-the card (blue, green, amber and red boxes: 470, 525, 590 and 630 nm) and a white box with the unknown one,
+the card (blue, green, amber and red boxes: 455, 525, 590 and 660 nm) and a white box with the unknown one,
 its wavelength drawn between the shortest and the longest known LED's. Seated in the socket, an LED closes
 the circuit supply → power switch → series resistor (330 ohm, fixed on the board) → ammeter → socket (the
 LED) → ground, with the voltmeter across the socket.
@@ -18,7 +18,7 @@ unknown only while it conducts CONDUCTING_A or more.
 
 Hidden: the unknown's wavelength, the family's offset (0.15-0.45 V) and ideality, the drift coefficient,
 the thermal resistance and time constant, and both meters' zero errors. The naive λ = hc/(qV) from one
-reading ignores the offset (and the current's share of V): at 5 V it misses by 2-22 % (the difficulty audit).
+reading ignores the offset (and the current's share of V): at 5 V it misses by 2-23 % (the difficulty audit).
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ from actloop.suites.lab.scoring import Check
 from actloop.suites.lab.spec import ExperimentSpec, Parameter, Part, ReadingsAt, choice, uniform
 from actloop.suites.lab.watch import Timeline
 
-KNOWN_NM = {"blue": 470.0, "green": 525.0, "amber": 590.0, "red": 630.0}
+KNOWN_NM = {"blue": 455.0, "green": 525.0, "amber": 590.0, "red": 660.0}
 """The known LEDs' printed peak wavelengths (public), by the colour of their boxes."""
 UNKNOWN = "led_unknown"
 SERIES_OHMS = 330.0
