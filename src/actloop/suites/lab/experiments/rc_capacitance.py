@@ -181,7 +181,8 @@ class RCWiring:
 
 
 class RCBoard(CircuitBoard):
-    """The circuit board with the series resistor fixed on it (a banded body lying between two posts)."""
+    """The circuit board with the series resistor fixed on it: a body lying between two posts, banded brown,
+    black, orange and gold as a 10 kΩ 5 % part is."""
 
     def bodies_xml(self) -> str:
         x, y = RESISTOR_CENTRE
