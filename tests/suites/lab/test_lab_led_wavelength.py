@@ -23,6 +23,7 @@ from actloop.sim.scene import TABLE_TOP_Z
 from actloop.suites.lab.audits import plan_of
 from actloop.suites.lab.card import task_card
 from actloop.suites.lab.env import LabEnv
+from actloop.suites.lab.experiments import led_wavelength
 from actloop.suites.lab.experiments.led_wavelength import (
     BOXES,
     CONDUCTING_A,
@@ -57,11 +58,23 @@ GMIN = 1e-12
 Citation = dict[str, object]
 
 
+QUICK_S = 3.0
+"""The settling time of the tests that need valid readings but not settled ones (the rule is tested at the
+card's time)."""
+
+
 @pytest.fixture
 def env() -> Iterator[LabEnv]:
     bench = LabEnv("led_wavelength", SEED, render=False)
     yield bench
     bench.close()
+
+
+@pytest.fixture
+def quick(env: LabEnv, monkeypatch: pytest.MonkeyPatch) -> LabEnv:
+    """The bench with the evaluator's settling time cut to QUICK_S (scaffolding for speed)."""
+    monkeypatch.setattr(led_wavelength, "SETTLING_S", QUICK_S)
+    return env
 
 
 def board(env: LabEnv) -> LedBoard:
@@ -110,10 +123,11 @@ def close_up(env: LabEnv) -> list[Citation]:
     return [{"observation_id": observation_id, "instrument": name, "value": shown[name]} for name in CELLS]
 
 
-def read_led(env: LabEnv, box: str, wait_s: float = SETTLING_S + 0.5) -> tuple[float, list[Citation]]:
-    """Seat ``box``, wait, read the meters and take it home; its voltage and the citations."""
+def read_led(env: LabEnv, box: str) -> tuple[float, list[Citation]]:
+    """Seat ``box``, wait out the settling time, read the meters and take it home; its voltage and the
+    citations."""
     seat(env, box)
-    env.wait(wait_s)
+    env.wait(led_wavelength.SETTLING_S + 0.5)
     cited = close_up(env)
     home(env, box)
     env.wait(0.3)
@@ -253,22 +267,22 @@ def test_a_careful_run_succeeds_with_every_milestone(env: LabEnv) -> None:
     assert "known LEDs [455.0, 525.0, 590.0, 660.0] nm" in score.milestones["L4"].evidence
 
 
-def test_two_known_leds_and_the_unknown_suffice(env: LabEnv) -> None:
-    nm, citations = measure(env, ("blue", "red"))
-    restore(env)
-    env.submit({"lambda_peak": nm}, citations)
-    score, _ = env.score()
+def test_two_known_leds_and_the_unknown_suffice(quick: LabEnv) -> None:
+    nm, citations = measure(quick, ("blue", "red"))
+    restore(quick)
+    quick.submit({"lambda_peak": nm}, citations)
+    score, _ = quick.score()
     assert score.success and score.e < 0.1, score.gates
 
 
-def test_one_known_led_meets_neither_the_evidence_minimum_nor_l4(env: LabEnv) -> None:
-    power(env, True)
-    board(env).setting = 5
-    citations = read_led(env, "led_green")[1] + read_led(env, UNKNOWN)[1]
-    evaluator(env).acted = True
-    restore(env)
-    env.submit({"lambda_peak": env.instance.hidden["lambda_peak"]}, citations)
-    score, _ = env.score()
+def test_one_known_led_meets_neither_the_evidence_minimum_nor_l4(quick: LabEnv) -> None:
+    power(quick, True)
+    board(quick).setting = 5
+    citations = read_led(quick, "led_green")[1] + read_led(quick, UNKNOWN)[1]
+    evaluator(quick).acted = True
+    restore(quick)
+    quick.submit({"lambda_peak": quick.instance.hidden["lambda_peak"]}, citations)
+    score, _ = quick.score()
     assert (
         not score.gates["evidence"].passed
         and "2 or more different known LEDs" in score.gates["evidence"].evidence
@@ -285,8 +299,12 @@ def test_one_known_led_meets_neither_the_evidence_minimum_nor_l4(env: LabEnv) ->
         (f"read {SETTLING_S + 0.5:g} s after seating", True),
     ],
 )
-def test_a_reading_counts_only_settled_in_the_live_circuit(env: LabEnv, situation: str, valid: bool) -> None:
+def test_a_reading_counts_only_settled_in_the_live_circuit(
+    quick: LabEnv, monkeypatch: pytest.MonkeyPatch, situation: str, valid: bool
+) -> None:
+    env = quick
     nm, citations = measure(env, ("blue", "red"))
+    monkeypatch.setattr(led_wavelength, "SETTLING_S", SETTLING_S)  # the card's time for the reading tested
     seat(env, "led_green")
     if situation == "read 10 s after a new setting":
         env.wait(SETTLING_S + 1.0)
@@ -309,57 +327,57 @@ def test_a_reading_counts_only_settled_in_the_live_circuit(env: LabEnv, situatio
         assert "settled did not hold" in verdicts[-1].reason
 
 
-def test_the_unknown_below_one_milliampere_is_not_conducting(env: LabEnv) -> None:
-    nm, citations = measure(env, ("blue", "red"))
-    board(env).setting = 2
-    _, cited = read_led(env, UNKNOWN)
-    seat(env, UNKNOWN)
-    env.wait(0.5)
-    assert 0.0 < network(env).led_current() < CONDUCTING_A  # this instance's unknown barely conducts at 2 V
-    home(env, UNKNOWN)
-    restore(env)
-    env.submit({"lambda_peak": nm}, citations + cited)
-    score, verdicts = env.score()
+def test_the_unknown_below_one_milliampere_is_not_conducting(quick: LabEnv) -> None:
+    nm, citations = measure(quick, ("blue", "red"))
+    board(quick).setting = 2
+    _, cited = read_led(quick, UNKNOWN)
+    seat(quick, UNKNOWN)
+    quick.wait(0.5)
+    assert 0.0 < network(quick).led_current() < CONDUCTING_A  # this instance's unknown barely conducts at 2 V
+    home(quick, UNKNOWN)
+    restore(quick)
+    quick.submit({"lambda_peak": nm}, citations + cited)
+    score, verdicts = quick.score()
     assert not score.gates["conditions"].passed
     assert [v.valid for v in verdicts[-2:]] == [False, False]
     assert "the unknown LED conducting, when it is in the socket did not hold" in verdicts[-1].reason
 
 
 @pytest.mark.parametrize(("factor", "succeeds"), [(1.0199, True), (0.9801, True), (1.0201, False)])
-def test_the_tolerance_is_two_percent(env: LabEnv, factor: float, succeeds: bool) -> None:
-    _, citations = measure(env, ("blue", "red"))
-    restore(env)
-    env.submit({"lambda_peak": env.instance.hidden["lambda_peak"] * factor}, citations)
-    score, _ = env.score()
+def test_the_tolerance_is_two_percent(quick: LabEnv, factor: float, succeeds: bool) -> None:
+    _, citations = measure(quick, ("blue", "red"))
+    restore(quick)
+    quick.submit({"lambda_peak": quick.instance.hidden["lambda_peak"] * factor}, citations)
+    score, _ = quick.score()
     assert score.errors["lambda_peak"] == pytest.approx(abs(factor - 1) / 0.02, rel=1e-6)
     assert score.gates["evidence"].passed and score.success is succeeds
 
 
-def test_the_naive_shortcut_misses_past_the_tolerance(env: LabEnv) -> None:
+def test_the_naive_shortcut_misses_past_the_tolerance(quick: LabEnv) -> None:
     """hc/(qV) from the unknown's settled voltage at 5 V (the audit's shortcut) fails the run."""
-    naive = float(plan_of("led_wavelength").naive.estimate(env.instance)["lambda_peak"])
-    _, citations = measure(env, ("blue", "red"))
-    restore(env)
-    env.submit({"lambda_peak": naive}, citations)
-    score, _ = env.score()
+    naive = float(plan_of("led_wavelength").naive.estimate(quick.instance)["lambda_peak"])
+    _, citations = measure(quick, ("blue", "red"))
+    restore(quick)
+    quick.submit({"lambda_peak": naive}, citations)
+    score, _ = quick.score()
     assert score.e > 1.0 and not score.success and score.stop_stage == "know_result", score.errors
 
 
-def test_a_fabricated_reading_fails_the_evidence_gate(env: LabEnv) -> None:
-    nm, citations = measure(env, ("blue", "red"))
+def test_a_fabricated_reading_fails_the_evidence_gate(quick: LabEnv) -> None:
+    nm, citations = measure(quick, ("blue", "red"))
     citations[2] = {**citations[2], "value": float(citations[2]["value"]) + 0.002}  # type: ignore[arg-type]
-    restore(env)
-    env.submit({"lambda_peak": nm}, citations)
-    score, _ = env.score()
+    restore(quick)
+    quick.submit({"lambda_peak": nm}, citations)
+    score, _ = quick.score()
     assert not score.gates["evidence"].passed and not score.success
 
 
-def test_an_led_left_in_the_socket_with_the_supply_on_fails_only_l6(env: LabEnv) -> None:
-    nm, citations = measure(env, ("blue", "red"))
-    seat(env, "led_amber")
-    env.wait(0.5)
-    env.submit({"lambda_peak": nm}, citations)
-    score, _ = env.score()
+def test_an_led_left_in_the_socket_with_the_supply_on_fails_only_l6(quick: LabEnv) -> None:
+    nm, citations = measure(quick, ("blue", "red"))
+    seat(quick, "led_amber")
+    quick.wait(0.5)
+    quick.submit({"lambda_peak": nm}, citations)
+    score, _ = quick.score()
     assert score.level == 5 and score.process_score == 70
     restored = score.gates["restored"].evidence
     assert "the supply is on" in restored and "led amber is not upright on its pad" in restored
