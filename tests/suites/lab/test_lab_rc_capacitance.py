@@ -38,7 +38,7 @@ from actloop.suites.lab.instance import draw
 from actloop.suites.lab.platforms.circuit_board import BOX_HALF, ROCKER_RANGE_RAD, SEAT_Z
 from actloop.suites.lab.reference.circuit_board import HAND, VIEW_HEIGHT
 from actloop.suites.lab.reference.display import Camera, project, read_display, window_corners
-from actloop.suites.lab.reference.rc_capacitance import charging, fit_charge, read_rows
+from actloop.suites.lab.reference.rc_capacitance import Row, charging, fit_charge, read_rows
 from actloop.suites.lab.rig import DT
 from actloop.suites.lab.server import serving
 from actloop.suites.lab.workspace_files import load_client, load_skills, write_workspace
@@ -90,7 +90,7 @@ def box_volts(env: LabEnv) -> float:
     return board(env).circuit.capacitor_voltage("box")
 
 
-def log_charge(env: LabEnv, seconds: float = 40.0) -> list[tuple[int, float, float, float]]:
+def log_charge(env: LabEnv, seconds: float = 40.0) -> list[Row]:
     """Seat the box, switch on at 10 V with the logger recording, log ``seconds`` and switch off; the rows
     of the charge (as the reference selects them) from an export ``charge.csv``."""
     seat(env)
@@ -102,15 +102,10 @@ def log_charge(env: LabEnv, seconds: float = 40.0) -> list[tuple[int, float, flo
     until = env.clock.time_s
     power(env, False)
     env.wait(0.5)
-    rows = []
-    for i, line in enumerate(env.export("logger", "charge.csv")["csv"].splitlines()[1:]):
-        t, volts, milliamps = (float(cell) for cell in line.split(","))
-        rows.append((i, t, volts, milliamps))
-    on = next(i for i, r in enumerate(rows) if r[3] - rows[0][3] > 0.1)
-    return [r for r in rows[on + 2 :] if r[1] <= until]
+    return charging(read_rows(env.export("logger", "charge.csv")["csv"]), until)
 
 
-def cite(rows: list[tuple[int, float, float, float]]) -> list[Citation]:
+def cite(rows: list[Row]) -> list[Citation]:
     return [
         {"file": "charge.csv", "row": i, "column": name, "value": value}
         for i, _, volts, milliamps in rows
@@ -118,7 +113,7 @@ def cite(rows: list[tuple[int, float, float, float]]) -> list[Citation]:
     ]
 
 
-def fitted(rows: list[tuple[int, float, float, float]]) -> float:
+def fitted(rows: list[Row]) -> float:
     return fit_charge(rows, VOLTMETER_OHMS)[0]
 
 
@@ -410,11 +405,3 @@ def test_t2_skills_seat_the_box_and_start_the_logger(tmp_path: Path) -> None:
     assert board(env).state.seated[SOCKET.name] == BOX.name, env.data.body(BOX.name).xpos
     assert board(env).recording() == {"logger"}
     env.close()
-
-
-def test_the_reference_reads_its_rows_from_the_exported_file(env: LabEnv, tmp_path: Path) -> None:
-    rows = log_charge(env, 20.0)
-    text = env.export("logger", "again.csv")["csv"]
-    (tmp_path / "again.csv").write_text(text)
-    read = charging(read_rows(tmp_path / "again.csv"), rows[-1][1])
-    assert read == rows

@@ -3,16 +3,13 @@
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import pytest
 
-from actloop.suites.lab.reference.rc_capacitance import charging, fit_charge, read_rows
+from actloop.suites.lab.reference.rc_capacitance import Row, charging, fit_charge, read_rows
 
 
-def curve(
-    farads: float, ohms: float, voltmeter: float, zeros: tuple[float, float]
-) -> list[tuple[int, float, float, float]]:
+def curve(farads: float, ohms: float, voltmeter: float, zeros: tuple[float, float]) -> list[Row]:
     """Rows of an exact charge at 10 V, four a second from 0.4 s after switching on, with zero errors."""
     tau = farads * ohms * voltmeter / (ohms + voltmeter)
     v_th = 10.0 * voltmeter / (ohms + voltmeter)
@@ -33,11 +30,8 @@ def test_the_fit_finds_tau_and_the_true_resistance_whatever_the_zero_errors(fara
     assert found == pytest.approx(farads, rel=1e-6)
 
 
-def test_the_charge_starts_two_rows_after_the_current_jumps_and_ends_before_switching_off(
-    tmp_path: Path,
-) -> None:
+def test_the_charge_starts_two_rows_after_the_current_jumps_and_ends_before_switching_off() -> None:
     lines = ["time_s,voltmeter,ammeter", "0.0,0.012,-0.004", "0.25,0.012,-0.004", "0.5,0.090,0.990"]
     lines += [f"{0.5 + k / 4},{0.1 + k / 10:.3f},{0.98 - k / 100:.3f}" for k in range(1, 9)]
-    (tmp_path / "log.csv").write_text("\n".join(lines) + "\n")
-    rows = charging(read_rows(tmp_path / "log.csv"), until_s=2.0)
+    rows = charging(read_rows("\n".join(lines) + "\n"), until_s=2.0)
     assert [r[0] for r in rows] == [4, 5, 6, 7, 8] and rows[0][1:] == (1.0, 0.3, 0.96)

@@ -80,12 +80,12 @@ def fit_charge(rows: list[Row], voltmeter_ohms: float) -> tuple[float, float, fl
     return tau * (1.0 / ohms + 1.0 / voltmeter_ohms), tau, ohms
 
 
-def read_rows(path: Path) -> list[Row]:
-    with path.open() as handle:
-        return [
-            (i, float(row["time_s"]), float(row["voltmeter"]), float(row["ammeter"]))
-            for i, row in enumerate(csv.DictReader(handle))
-        ]
+def read_rows(text: str) -> list[Row]:
+    """Every row of a logger file's text."""
+    return [
+        (i, float(row["time_s"]), float(row["voltmeter"]), float(row["ammeter"]))
+        for i, row in enumerate(csv.DictReader(text.splitlines()))
+    ]
 
 
 def charging(rows: list[Row], until_s: float) -> list[Row]:
@@ -106,7 +106,7 @@ def solve(lab: Client, public: Mapping[str, float]) -> dict[str, Any]:
     board.rocker(on=False)
     board.press_rec()
     file = "charge.csv"
-    rows = charging(read_rows(Path(lab.export("logger", file)["file"])), until)
+    rows = charging(read_rows(Path(lab.export("logger", file)["file"]).read_text()), until)
     farads, _, _ = fit_charge(rows, public["voltmeter_resistance"])
     board.carry_box("socket", "capacitor_box_pad")
     board.rise()
