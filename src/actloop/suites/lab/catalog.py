@@ -49,6 +49,8 @@ class CatalogEntry:
     refit: bool = False
 
 
+NETWORKS = ("delta", "tee", "parallel", "star")
+"""The three-terminal box's candidate networks (#16), as its card describes them."""
 FILTERS = ("F1", "F2", "F3")
 """The rectifier supply's filter modules (#17), smallest capacitance first."""
 
@@ -280,6 +282,7 @@ CATALOG: tuple[CatalogEntry, ...] = (
         ("a", "c"),
         "measure",
         (
+            Quantity("topology", "the network inside the box", "", 1.0, labels=NETWORKS),
             _q("R1", "first resistance", "ohm", 0.005),
             _q("R2", "second resistance", "ohm", 0.005),
             _q("C1", "capacitance", "F", 0.005),

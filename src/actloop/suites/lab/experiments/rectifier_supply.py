@@ -26,7 +26,6 @@ from dataclasses import dataclass
 
 import mujoco
 
-from actloop.sim.scene import WORLD_GEOM
 from actloop.suites.lab.catalog import FILTERS, specify
 from actloop.suites.lab.evaluation import ContinuationEvaluator
 from actloop.suites.lab.evidence import Conditions, RowCitation, Verdict
@@ -37,7 +36,6 @@ from actloop.suites.lab.physics.linear import exp
 from actloop.suites.lab.physics.rectifier import Output, Rectifier, steady_state
 from actloop.suites.lab.platforms.base import Platform
 from actloop.suites.lab.platforms.circuit_board import (
-    BOARD_TOP_Z,
     METER_SPOTS,
     SOCKET,
     VOLTMETER,
@@ -46,6 +44,7 @@ from actloop.suites.lab.platforms.circuit_board import (
     ComponentBox,
     Meter,
     Socket,
+    fixture_xml,
     logger_part,
     meter_part,
 )
@@ -301,13 +300,9 @@ class RectifierBoard(CircuitBoard):
     """The circuit board with the diode bridge fixed on it."""
 
     def bodies_xml(self) -> str:
-        x, y = BRIDGE_CENTRE
-        return f"""{super().bodies_xml()}
-<body name="bridge" pos="{x} {y} {BOARD_TOP_Z + 0.008}">
-  <geom name="bridge" type="box" size="0.025 0.02 0.008" rgba="0.1 0.1 0.1 1" {WORLD_GEOM}/>
-  <geom name="bridge_mark" type="box" size="0.015 0.003 0.0003" pos="0 0 0.008" rgba="0.9 0.9 0.9 1"
-        contype="0" conaffinity="0" mass="0"/>
-</body>"""
+        return super().bodies_xml() + fixture_xml(
+            "bridge", BRIDGE_CENTRE, "0.025 0.02 0.008", "0.1 0.1 0.1 1"
+        )
 
 
 def bench(instance: Instance) -> RectifierBoard:

@@ -84,19 +84,23 @@ LCD_SURFACE_M = 0.0021
 
 @dataclass(frozen=True)
 class ComponentBox:
-    """A component box: its name and where it stands on the table at the start (its centre, x and y)."""
+    """A component box: its name, where it stands on the table at the start (its centre, x and y), its colour
+    and coloured marks on its lid (x, y from the lid's centre, rgba)."""
 
     name: str
     home: tuple[float, float]
     rgba: str = "0.12 0.12 0.14 1"
+    marks: tuple[tuple[float, float, str], ...] = ()
 
 
 @dataclass(frozen=True)
 class Socket:
-    """A socket on the board (its centre, x and y)."""
+    """A socket on the board (its centre, x and y) and where its contacts lie on its floor (x, y from its
+    centre; a contact at the side of an edge runs along that edge)."""
 
     name: str
     centre: tuple[float, float]
+    contacts: tuple[tuple[float, float], ...] = ((-0.009, 0.0), (0.009, 0.0))
 
 
 @dataclass(frozen=True)
@@ -196,6 +200,18 @@ class Network(Protocol):
 
 
 N = TypeVar("N", bound=Network)
+
+
+def fixture_xml(name: str, centre: tuple[float, float], half: str, rgba: str) -> str:
+    """A part fixed on the board (a resistor, a diode bridge, a battery holder): a block of half sizes
+    ``half`` ("x y z") standing on the board at ``centre``, with a white stripe on top."""
+    hz = float(half.split()[2])
+    return f"""
+<body name="{name}" pos="{centre[0]} {centre[1]} {BOARD_TOP_Z + hz}">
+  <geom name="{name}" type="box" size="{half}" rgba="{rgba}" {WORLD_GEOM}/>
+  <geom name="{name}_mark" type="box" size="0.008 0.002 0.0003" pos="0 0 {hz}" rgba="0.95 0.95 0.95 1"
+        contype="0" conaffinity="0" mass="0"/>
+</body>"""
 
 
 class Wiring(Protocol[N]):
@@ -314,9 +330,10 @@ class CircuitBoard(FacedPlatform):
                 f'pos="{dx} {dy} {h / 2}" rgba="0.1 0.1 0.1 1" {WORLD_GEOM}/>'
             )
         contacts = "\n  ".join(
-            f'<geom name="{socket.name}_contact_{i}" type="box" size="0.004 0.01 0.0004" '
-            f'pos="{side * 0.009} 0 0.0004" rgba="0.85 0.7 0.3 1" contype="0" conaffinity="0" mass="0"/>'
-            for i, side in enumerate((-1, 1))
+            f'<geom name="{socket.name}_contact_{i}" type="box" '
+            f'size="{"0.004 0.01" if abs(cx) >= abs(cy) else "0.01 0.004"} 0.0004" pos="{cx} {cy} 0.0004" '
+            f'rgba="0.85 0.7 0.3 1" contype="0" conaffinity="0" mass="0"/>'
+            for i, (cx, cy) in enumerate(socket.contacts)
         )
         return f"""
 <body name="{socket.name}" pos="{x} {y} {BOARD_TOP_Z}">
@@ -339,6 +356,11 @@ class CircuitBoard(FacedPlatform):
     def _box_xml(box: ComponentBox) -> str:
         x, y = box.home
         hx, hy, hz = BOX_HALF
+        marks = "".join(
+            f'\n  <geom name="{box.name}_mark_{i}" type="box" size="0.004 0.004 0.0006" pos="{mx} {my} {hz}" '
+            f'rgba="{rgba}" contype="0" conaffinity="0" mass="0"/>'
+            for i, (mx, my, rgba) in enumerate(box.marks)
+        )
         return f"""
 <body name="{box.name}_pad" pos="{x} {y} {TABLE_TOP_Z + 0.0002}">
   <geom name="{box.name}_pad" type="box" size="{hx + 0.006} {hy + 0.006} 0.0002" rgba="0.9 0.9 0.85 1"
@@ -349,7 +371,7 @@ class CircuitBoard(FacedPlatform):
   <geom name="{box.name}" type="box" size="{hx} {hy} {hz}" mass="{BOX_MASS}" rgba="{box.rgba}"
         friction="1 0.005 0.0001" {WORLD_GEOM}/>
   <geom name="{box.name}_lid" type="box" size="{hx * 0.7} {hy * 0.7} 0.0004" pos="0 0 {hz}"
-        rgba="0.9 0.8 0.2 1" contype="0" conaffinity="0" mass="0"/>
+        rgba="0.9 0.8 0.2 1" contype="0" conaffinity="0" mass="0"/>{marks}
 </body>"""
 
     def sections_xml(self) -> str:

@@ -6,6 +6,7 @@ overhead close-up. Every position comes from the bench's published layout (``cal
 from __future__ import annotations
 
 import io
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -125,3 +126,48 @@ class BoardOperator(Operator):
             corners = window_corners(tuple(self.layout[f"{name}_lcd"]), (1, 0, 0), (0, 1, 0), *size)
             values[name] = float(read_display(image, project(corners, camera), cells))
         return values
+
+
+GRID = 60
+GOLDEN_STEPS = 50
+
+
+def _exponentials(
+    t: np.ndarray, ys: list[np.ndarray], rate: float
+) -> tuple[float, list[tuple[float, float]]]:
+    """The summed squared residuals of each ``y`` fitted as a + b e^(−rate t) (t from the first sample), and
+    each (a, b)."""
+    e = np.exp(-rate * (t - t[0]))
+    n, se, see = len(t), float(e.sum()), float(e @ e)
+    det = n * see - se * se
+    total, fits = 0.0, []
+    for y in ys:
+        sy, sye = float(y.sum()), float(y @ e)
+        b = (n * sye - se * sy) / det
+        a = (sy - b * se) / n
+        total += float(np.sum((y - a - b * e) ** 2))
+        fits.append((a, b))
+    return total, fits
+
+
+def fit_exponentials(t: np.ndarray, ys: list[np.ndarray]) -> tuple[float, list[tuple[float, float]]]:
+    """(τ, each (a, b)) of curves ``ys`` sampled at ``t`` fitted as a + b e^(−(t − t0)/τ) with one τ: τ
+    minimises the summed squared residuals of the curves, each scaled by its span (a log grid of τ from
+    half the sampling interval to a hundred times the record's length, then a golden-section search)."""
+    scales = [float(np.ptp(y)) or 1.0 for y in ys]
+    scaled = [y / s for y, s in zip(ys, scales, strict=True)]
+    span = float(t[-1] - t[0])
+    step = float(np.median(np.diff(t)))
+    grid = np.exp(np.linspace(math.log(0.01 / span), math.log(2.0 / step), GRID))
+    best = int(np.argmin([_exponentials(t, scaled, k)[0] for k in grid]))
+    low, high = math.log(grid[max(best - 1, 0)]), math.log(grid[min(best + 1, GRID - 1)])
+    golden = (math.sqrt(5) - 1) / 2
+    for _ in range(GOLDEN_STEPS):
+        a, b = high - golden * (high - low), low + golden * (high - low)
+        if _exponentials(t, scaled, math.exp(a))[0] < _exponentials(t, scaled, math.exp(b))[0]:
+            high = b
+        else:
+            low = a
+    rate = math.exp((low + high) / 2)
+    _, fits = _exponentials(t, scaled, rate)
+    return 1.0 / rate, [(a * s, b * s) for (a, b), s in zip(fits, scales, strict=True)]
