@@ -17,7 +17,7 @@ import math
 import re
 import secrets
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -81,7 +81,7 @@ class Clock:
 class Submission:
     """What the agent submitted, at which simulated time."""
 
-    result: dict[str, float]
+    result: dict[str, float | str]
     citations: list[dict[str, Any]]
     time_s: float
 
@@ -302,7 +302,7 @@ class LabEnv:
             "rotation_error_rad": float(result.rotation_error),
         }
 
-    def submit(self, result: dict[str, float], citations: list[dict[str, Any]]) -> dict[str, Any]:
+    def submit(self, result: Mapping[str, float | str], citations: list[dict[str, Any]]) -> dict[str, Any]:
         """Submit once; the episode ends."""
         if self.submission is not None:
             raise EpisodeOver("a result was already submitted; an episode takes one submission")

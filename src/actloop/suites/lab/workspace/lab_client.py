@@ -20,6 +20,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -140,9 +141,9 @@ class Lab:
             out.write(answer["csv"])
         return {"file": str(path), "rows": answer["rows"]}
 
-    def submit(self, result: dict[str, float], citations: list[dict[str, Any]]) -> dict[str, Any]:
+    def submit(self, result: Mapping[str, float | str], citations: list[dict[str, Any]]) -> dict[str, Any]:
         """Submit the result once, with the readings it rests on."""
-        return self._post("submit", result=result, citations=citations)
+        return self._post("submit", result=dict(result), citations=citations)
 
     # --- level T1 (and T2) ---
     def segment(self, part: str, camera: str = "front") -> dict[str, Any]:
