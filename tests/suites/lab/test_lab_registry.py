@@ -32,8 +32,13 @@ def extra_modules(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[P
 def test_the_built_experiments_are_the_modules_in_table_6_order() -> None:
     assert experiment_keys() == [
         "hookes_law",
+        "rc_capacitance",
         "black_box_resistor",
+        "led_wavelength",
         "lens_focal_length",
+        "three_terminal_box",
+        "rectifier_supply",
+        "battery_emf",
         "thermistor_b",
         "dye_absorptivity",
     ]
