@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from actloop.suites.lab.reference.circuit_board import BoardOperator
+from actloop.suites.lab.reference.circuit_board import BoardOperator, fit_exponentials
 from actloop.suites.lab.reference.motion import Client
 
 VOLTS = 10
@@ -31,52 +31,18 @@ SWITCHED_ON_MA = 0.1
 SKIP_ROWS = 2
 """Rows after the switch-on row skipped: the card's quarter second (and a row to spare)."""
 METERS = ("voltmeter", "ammeter")
-GRID = 60
-GOLDEN_STEPS = 50
 
 Row = tuple[int, float, float, float]
 """(row index, time s, volts, milliamperes)."""
 
 
-def _amplitudes(t: np.ndarray, ys: list[np.ndarray], rate: float) -> tuple[float, list[tuple[float, float]]]:
-    """The summed squared residuals of each ``y`` fitted as a + b e^(−rate t) (t from the first row), and
-    each (a, b)."""
-    e = np.exp(-rate * (t - t[0]))
-    n, se, see = len(t), float(e.sum()), float(e @ e)
-    det = n * see - se * se
-    total, fits = 0.0, []
-    for y in ys:
-        sy, sye = float(y.sum()), float(y @ e)
-        b = (n * sye - se * sy) / det
-        a = (sy - b * se) / n
-        total += float(np.sum((y - a - b * e) ** 2))
-        fits.append((a, b))
-    return total, fits
-
-
 def fit_charge(rows: list[Row], voltmeter_ohms: float) -> tuple[float, float, float]:
-    """(C in F, τ in s, R in ohm) from rows of one charging (or discharging) curve: τ minimises the summed
-    squared residuals of both meters' exponentials, each scaled by its span (a log grid, then a
-    golden-section search), and R is −b_V / b_I."""
+    """(C in F, τ in s, R in ohm) from rows of one charging (or discharging) curve: both meters' curves
+    fitted as exponentials with one τ, and R the ratio of their amplitudes, −b_V / b_I."""
     t = np.array([r[1] for r in rows])
-    ys = [np.array([r[2] for r in rows]), np.array([r[3] for r in rows]) / 1000.0]
-    scales = [float(np.ptp(y)) or 1.0 for y in ys]
-    ys = [y / s for y, s in zip(ys, scales, strict=True)]
-    span = float(t[-1] - t[0])
-    grid = np.exp(np.linspace(math.log(0.01 / span), math.log(50.0 / span), GRID))
-    best = int(np.argmin([_amplitudes(t, ys, k)[0] for k in grid]))
-    low, high = math.log(grid[max(best - 1, 0)]), math.log(grid[min(best + 1, GRID - 1)])
-    golden = (math.sqrt(5) - 1) / 2
-    for _ in range(GOLDEN_STEPS):
-        a, b = high - golden * (high - low), low + golden * (high - low)
-        if _amplitudes(t, ys, math.exp(a))[0] < _amplitudes(t, ys, math.exp(b))[0]:
-            high = b
-        else:
-            low = a
-    rate = math.exp((low + high) / 2)
-    _, ((_, b_volts), (_, b_amps)) = _amplitudes(t, ys, rate)
-    ohms = -(b_volts * scales[0]) / (b_amps * scales[1])
-    tau = 1.0 / rate
+    volts, amps = np.array([r[2] for r in rows]), np.array([r[3] for r in rows]) / 1000.0
+    tau, ((_, b_volts), (_, b_amps)) = fit_exponentials(t, [volts, amps])
+    ohms = -b_volts / b_amps
     return tau * (1.0 / ohms + 1.0 / voltmeter_ohms), tau, ohms
 
 
