@@ -10,17 +10,13 @@ them with the arm; the keys and rocker are tested with the black-box resistor).
 from __future__ import annotations
 
 import dataclasses
-import io
 import math
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pytest
-from PIL import Image
 
-from actloop.sim.scene import TABLE_TOP_Z
 from actloop.suites.lab.audits import plan_of
 from actloop.suites.lab.env import LabEnv
 from actloop.suites.lab.experiments.rectifier_supply import (
@@ -31,12 +27,11 @@ from actloop.suites.lab.experiments.rectifier_supply import (
     RectifierEvaluator,
     wiring,
 )
-from actloop.suites.lab.platforms.circuit_board import BOX_HALF, ROCKER_RANGE_RAD, SEAT_Z, Socket
-from actloop.suites.lab.reference.circuit_board import HAND, VIEW_HEIGHT
-from actloop.suites.lab.reference.display import Camera, project, read_display, window_corners
+from actloop.suites.lab.platforms.circuit_board import BOX_HALF, SEAT_Z
 from actloop.suites.lab.reference.rectifier_supply import BRACKETS, LOADS, MODULES, interpolate
 from actloop.suites.lab.server import serving
 from actloop.suites.lab.workspace_files import load_client, load_skills, write_workspace
+from board_scaffold import home, power, put_box, read_lcds, seat
 
 SEED = 3
 Citation = dict[str, Any]
@@ -59,31 +54,10 @@ def evaluator(env: LabEnv) -> RectifierEvaluator:
     return env.evaluator
 
 
-def put(env: LabEnv, box: str, x: float, y: float, z: float) -> None:
-    joint = env._model.joint(f"{box}_free")
-    env._world.data.qpos[joint.qposadr[0] : joint.qposadr[0] + 7] = [x, y, z, 1.0, 0.0, 0.0, 0.0]
-    env._world.data.qvel[joint.dofadr[0] : joint.dofadr[0] + 6] = 0.0
-
-
-def seat(env: LabEnv, box: str, socket: Socket) -> None:
-    put(env, box, *socket.centre, SEAT_Z + BOX_HALF[2] + 0.0003)
-
-
-def home(env: LabEnv, box: str) -> None:
-    spot = next(b.home for b in board(env).boxes if b.name == box)
-    put(env, box, *spot, TABLE_TOP_Z + BOX_HALF[2] + 0.0003)
-
-
-def power(env: LabEnv, on: bool) -> None:
-    rocker = env._model.joint("rocker")
-    env._world.data.qpos[rocker.qposadr[0]] = ROCKER_RANGE_RAD if on else -ROCKER_RANGE_RAD
-    env._world.data.qvel[rocker.dofadr[0]] = 0.0
-
-
 def log_circuit(env: LabEnv, module: str, load: str, seconds: float = 1.5) -> tuple[float, float]:
     """Seat ``module`` and ``load``, wait, and give the window of settled rows."""
-    seat(env, f"filter_{module}", FILTER_SOCKET)
-    seat(env, load, LOAD_SOCKET)
+    seat(env, f"filter_{module}", FILTER_SOCKET.name)
+    seat(env, load, LOAD_SOCKET.name)
     start = env.clock.time_s + 0.6
     env.wait(seconds)
     return start, env.clock.time_s
@@ -195,7 +169,7 @@ def test_each_r_min_is_scored_within_one_percent(env: LabEnv, factor: float, suc
 def test_a_box_left_on_the_board_fails_only_l6(env: LabEnv) -> None:
     r_min, citations = measure(env)
     citations += build_final(env, right_module(env))
-    put(env, "load_68", 0.0, -0.12, SEAT_Z + BOX_HALF[2] + 0.0003)  # on the board, out of the sockets
+    put_box(env, "load_68", 0.0, -0.12, SEAT_Z + BOX_HALF[2] + 0.0003)  # on the board, out of the sockets
     env.wait(0.3)
     evaluator(env).acted = True
     env.submit(r_min, citations)
@@ -207,9 +181,9 @@ def test_a_box_left_on_the_board_fails_only_l6(env: LabEnv) -> None:
 def test_rows_without_a_load_or_just_after_a_change_fail_the_conditions(env: LabEnv) -> None:
     power(env, True)
     board(env).logging = True
-    seat(env, "filter_F2", FILTER_SOCKET)
+    seat(env, "filter_F2", FILTER_SOCKET.name)
     env.wait(1.0)  # a module but no load: no reading counts
-    seat(env, "load_180", LOAD_SOCKET)
+    seat(env, "load_180", LOAD_SOCKET.name)
     changed = env.clock.time_s
     env.wait(1.5)
     lines = env.export("logger", "rows.csv")["csv"].splitlines()[1:]
@@ -275,21 +249,9 @@ def test_the_displays_show_what_the_instrument_log_says() -> None:
     try:
         power(env, True)
         log_circuit(env, "F1", "load_470")
-        layout = env.calibration()["layout"]
-        lcds = {name: layout[f"{name}_lcd"] for name in ("voltmeter", "ripple_meter")}
-        x = (lcds["voltmeter"][0] + lcds["ripple_meter"][0]) / 2
-        target = env.ik([x, lcds["voltmeter"][1] - 0.09, lcds["voltmeter"][2] + VIEW_HEIGHT], HAND)
-        env._arm.set_configuration(env._world.data, np.array(target["joints"]), gripper_open=True)
-        env._world.data.ctrl[env._arm_actuators] = target["joints"]
-        env.wait(1.0)
-        seen = env.observe()
-        image = np.asarray(Image.open(io.BytesIO(seen["images"]["wrist"])).convert("RGB"))
-        robot = seen["robot"]
-        camera = Camera.wrist(env.calibration(), robot["hand_position"], robot["hand_quaternion"])
-        observation = env.instrument_log.observations[seen["observation_id"]]
-        for name in lcds:
-            corners = window_corners(tuple(lcds[name]), (1, 0, 0), (0, 1, 0), *layout["lcd_window_size"])
-            assert float(read_display(image, project(corners, camera), 5)) == observation.shown[name]
+        read, observation = read_lcds(env, {"voltmeter": 5, "ripple_meter": 5})
+        for name, value in read.items():
+            assert value == observation.shown[name]
             assert any(v.readable for v in observation.views_of(name))
     finally:
         env.close()

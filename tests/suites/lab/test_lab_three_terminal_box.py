@@ -10,16 +10,12 @@ turns and seats the box with the arm.
 
 from __future__ import annotations
 
-import io
 import math
 from collections.abc import Iterator
 from typing import Any
 
-import numpy as np
 import pytest
-from PIL import Image
 
-from actloop.sim.scene import TABLE_TOP_Z
 from actloop.suites.lab.audits import plan_of
 from actloop.suites.lab.catalog import NETWORKS
 from actloop.suites.lab.env import LabEnv
@@ -35,11 +31,9 @@ from actloop.suites.lab.experiments.three_terminal_box import (
     network_of,
 )
 from actloop.suites.lab.instance import draw
-from actloop.suites.lab.platforms.circuit_board import BOX_HALF, ROCKER_RANGE_RAD, SEAT_Z
-from actloop.suites.lab.reference.circuit_board import HAND, VIEW_HEIGHT
-from actloop.suites.lab.reference.display import Camera, project, read_display, window_corners
 from actloop.suites.lab.reference.three_terminal_box import identify, pair_fit, parallel
 from actloop.suites.lab.rig import DT, PHYSICS_HZ
+from board_scaffold import home, power, read_lcds, seat
 
 SEEDS = {"delta": 1, "parallel": 4, "tee": 5, "star": 7}
 R1, R2, C1 = 330.0, 470.0, 0.015
@@ -127,27 +121,15 @@ def board(env: LabEnv) -> TerminalBoard:
     return env.platform
 
 
-def put(env: LabEnv, x: float, y: float, z: float, yaw: float = 0.0) -> None:
-    joint = env._model.joint(f"{BOX.name}_free")
-    quat = [math.cos(yaw / 2), 0.0, 0.0, math.sin(yaw / 2)]
-    env._world.data.qpos[joint.qposadr[0] : joint.qposadr[0] + 7] = [x, y, z, *quat]
-    env._world.data.qvel[joint.dofadr[0] : joint.dofadr[0] + 6] = 0.0
-
-
-def seat(env: LabEnv, quarters: int, off_by: float = 0.0) -> None:
-    put(env, *SOCKET_WN.centre, SEAT_Z + BOX_HALF[2] + 0.0003, quarters * math.pi / 2 + off_by)
+def turned(env: LabEnv, quarters: int, off_by: float = 0.0) -> None:
+    """Seat the box turned by ``quarters`` counter-clockwise (and ``off_by`` radians more)."""
+    seat(env, BOX.name, SOCKET_WN.name, quarters * math.pi / 2 + off_by)
     env.wait(0.3)
 
 
-def home(env: LabEnv) -> None:
-    put(env, *BOX.home, TABLE_TOP_Z + BOX_HALF[2] + 0.0003)
+def back(env: LabEnv) -> None:
+    home(env, BOX.name)
     env.wait(0.3)
-
-
-def power(env: LabEnv, on: bool) -> None:
-    rocker = env._model.joint("rocker")
-    env._world.data.qpos[rocker.qposadr[0]] = ROCKER_RANGE_RAD if on else -ROCKER_RANGE_RAD
-    env._world.data.qvel[rocker.dofadr[0]] = 0.0
 
 
 def log_pairs(
@@ -158,13 +140,13 @@ def log_pairs(
     board(env).logging = True
     windows = {}
     for pair in pairs:
-        seat(env, PAIRS.index(pair))
+        turned(env, PAIRS.index(pair))
         power(env, True)
         start = env.clock.time_s
         env.wait(seconds)
         windows[pair] = (start + seconds - 1.0, env.clock.time_s)
         power(env, False)
-        home(env)
+        back(env)
     lines = env.export("logger", "pairs.csv")["csv"].splitlines()[1:]
     citations: list[Citation] = []
     for start, end in windows.values():
@@ -184,11 +166,11 @@ def truth(env: LabEnv) -> dict[str, Any]:
 
 def test_the_quarter_turn_chooses_the_pair_and_between_turns_nothing(env: LabEnv) -> None:
     for quarters, pair in enumerate(PAIRS):
-        seat(env, quarters)
+        turned(env, quarters)
         assert board(env).state.quarter == quarters and PAIRS[quarters] == pair
-    seat(env, 1, off_by=0.2)
+    turned(env, 1, off_by=0.2)
     assert board(env).state.quarter is None
-    home(env)
+    back(env)
     assert board(env).state.quarter is None
 
 
@@ -225,12 +207,12 @@ def test_the_right_network_with_values_off_by_the_tolerance(
 def test_readings_count_on_two_terminals_powered_or_charged(env: LabEnv) -> None:
     board(env).setting = 10
     board(env).logging = True
-    seat(env, 3)  # A against A: no pair
+    turned(env, 3)  # A against A: no pair
     power(env, True)
     env.wait(2.0)
     shorted = env.clock.time_s
     power(env, False)
-    seat(env, 2)  # C against A, switched off with the box uncharged: open
+    turned(env, 2)  # C against A, switched off with the box uncharged: open
     env.wait(2.0)
     idle = env.clock.time_s
     power(env, True)
@@ -266,7 +248,7 @@ def test_too_few_pairs_do_not_reach_l4(every_env: LabEnv) -> None:
 def test_an_unrestored_bench_fails_only_l6(env: LabEnv) -> None:
     citations = log_pairs(env)
     env.evaluator.acted = True  # type: ignore[attr-defined]
-    seat(env, 0)
+    turned(env, 0)
     power(env, True)
     env.wait(0.5)
     env.submit(truth(env), citations)
@@ -295,22 +277,9 @@ def test_the_displays_show_what_the_instrument_log_says() -> None:
     env = LabEnv("three_terminal_box", SEEDS["delta"])
     try:
         board(env).setting = 10
-        seat(env, 0)
+        turned(env, 0)
         power(env, True)
-        layout = env.calibration()["layout"]
-        lcds = {name: layout[f"{name}_lcd"] for name in ("voltmeter", "ammeter")}
-        x = (lcds["voltmeter"][0] + lcds["ammeter"][0]) / 2
-        target = env.ik([x, lcds["voltmeter"][1] - 0.09, lcds["voltmeter"][2] + VIEW_HEIGHT], HAND)
-        env._arm.set_configuration(env._world.data, np.array(target["joints"]), gripper_open=True)
-        env._world.data.ctrl[env._arm_actuators] = target["joints"]
-        env.wait(1.0)
-        seen = env.observe()
-        image = np.asarray(Image.open(io.BytesIO(seen["images"]["wrist"])).convert("RGB"))
-        robot = seen["robot"]
-        camera = Camera.wrist(env.calibration(), robot["hand_position"], robot["hand_quaternion"])
-        observation = env.instrument_log.observations[seen["observation_id"]]
-        for name, cells in (("voltmeter", 6), ("ammeter", 7)):
-            corners = window_corners(tuple(lcds[name]), (1, 0, 0), (0, 1, 0), *layout["lcd_window_size"])
-            assert float(read_display(image, project(corners, camera), cells)) == observation.shown[name]
+        read, observation = read_lcds(env, {"voltmeter": 6, "ammeter": 7})
+        assert read == {name: observation.shown[name] for name in read}
     finally:
         env.close()
