@@ -9,16 +9,13 @@ them with the arm; the keys and the rocker are tested with the black-box resisto
 
 from __future__ import annotations
 
-import io
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pytest
-from PIL import Image
 
-from actloop.sim.scene import TABLE_TOP_Z
+import board_scaffold as scaffold
 from actloop.suites.lab import audit
 from actloop.suites.lab.audits import plan_of
 from actloop.suites.lab.env import LabEnv
@@ -36,13 +33,12 @@ from actloop.suites.lab.experiments.battery_emf import (
 from actloop.suites.lab.instance import draw
 from actloop.suites.lab.instruments import Visibility
 from actloop.suites.lab.physics.linear import exp
-from actloop.suites.lab.platforms.circuit_board import BOX_HALF, ROCKER_RANGE_RAD, SEAT_Z, BoardState
+from actloop.suites.lab.platforms.circuit_board import BOX_HALF, SEAT_Z, BoardState
 from actloop.suites.lab.reference.battery_emf import cell_of, fit_cell
-from actloop.suites.lab.reference.circuit_board import HAND, VIEW_HEIGHT
-from actloop.suites.lab.reference.display import Camera, project, read_display, window_corners
 from actloop.suites.lab.rig import DT
 from actloop.suites.lab.server import serving
 from actloop.suites.lab.workspace_files import load_client, load_skills, write_workspace
+from board_scaffold import read_lcds
 
 SEED = 2
 LOADS = tuple(LOAD_OHMS)
@@ -67,24 +63,18 @@ def evaluator(env: LabEnv) -> BatteryEvaluator:
 
 
 def put(env: LabEnv, box: str, x: float, y: float, z: float) -> None:
-    joint = env._model.joint(f"{box}_free")
-    env._world.data.qpos[joint.qposadr[0] : joint.qposadr[0] + 7] = [x, y, z, 1.0, 0.0, 0.0, 0.0]
-    env._world.data.qvel[joint.dofadr[0] : joint.dofadr[0] + 6] = 0.0
+    scaffold.put_box(env, box, x, y, z)
 
 
 def seat(env: LabEnv, box: str) -> None:
-    put(env, box, *LOAD_SOCKET.centre, SEAT_Z + BOX_HALF[2] + 0.0003)
+    scaffold.seat(env, box, LOAD_SOCKET.name)
 
 
 def home(env: LabEnv, box: str) -> None:
-    spot = next(b.home for b in board(env).boxes if b.name == box)
-    put(env, box, *spot, TABLE_TOP_Z + BOX_HALF[2] + 0.0003)
+    scaffold.home(env, box)
 
 
-def power(env: LabEnv, on: bool) -> None:
-    rocker = env._model.joint("rocker")
-    env._world.data.qpos[rocker.qposadr[0]] = ROCKER_RANGE_RAD if on else -ROCKER_RANGE_RAD
-    env._world.data.qvel[rocker.dofadr[0]] = 0.0
+power = scaffold.power
 
 
 def settle_and_log(env: LabEnv, seconds: float = 2.0, after: float = SETTLE_S + 0.3) -> tuple[float, float]:
@@ -367,21 +357,10 @@ def test_the_displays_show_what_the_instrument_log_says() -> None:
     try:
         power(env, True)
         seat(env, LOADS[0])
-        layout = env.calibration()["layout"]
-        lcds = {name: layout[f"{name}_lcd"] for name in ("voltmeter", "ammeter")}
-        x = (lcds["voltmeter"][0] + lcds["ammeter"][0]) / 2
-        target = env.ik([x, lcds["voltmeter"][1] - 0.09, lcds["voltmeter"][2] + VIEW_HEIGHT], HAND)
-        env._arm.set_configuration(env._world.data, np.array(target["joints"]), gripper_open=True)
-        env._world.data.ctrl[env._arm_actuators] = target["joints"]
-        env.wait(SETTLE_S + 0.5)
-        seen = env.observe()
-        image = np.asarray(Image.open(io.BytesIO(seen["images"]["wrist"])).convert("RGB"))
-        robot = seen["robot"]
-        camera = Camera.wrist(env.calibration(), robot["hand_position"], robot["hand_quaternion"])
-        observation = env.instrument_log.observations[seen["observation_id"]]
-        for name, cells in (("voltmeter", 5), ("ammeter", 6)):
-            corners = window_corners(tuple(lcds[name]), (1, 0, 0), (0, 1, 0), *layout["lcd_window_size"])
-            assert float(read_display(image, project(corners, camera), cells)) == observation.shown[name]
+        env.wait(SETTLE_S - 0.5)
+        read, observation = read_lcds(env, {"voltmeter": 5, "ammeter": 6})
+        for name, value in read.items():
+            assert value == observation.shown[name]
             assert any(v.readable for v in observation.views_of(name))
         amps = observation.shown["ammeter"]
         assert isinstance(amps, float) and 0.3 < amps < 1.2  # amperes through about an ohm

@@ -10,18 +10,15 @@ keys and the rocker are tested with the black-box resistor; the reference works 
 from __future__ import annotations
 
 import dataclasses
-import io
 import itertools
 import math
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pytest
-from PIL import Image
 
-from actloop.sim.scene import TABLE_TOP_Z
+import board_scaffold as scaffold
 from actloop.suites.lab import audit
 from actloop.suites.lab.audits import plan_of
 from actloop.suites.lab.env import LabEnv
@@ -35,14 +32,14 @@ from actloop.suites.lab.experiments.rc_capacitance import (
     RCWiring,
 )
 from actloop.suites.lab.instance import draw
-from actloop.suites.lab.platforms.circuit_board import BOX_HALF, ROCKER_RANGE_RAD, SEAT_Z
-from actloop.suites.lab.reference.circuit_board import HAND, VIEW_HEIGHT
-from actloop.suites.lab.reference.display import Camera, project, read_display, window_corners
+from actloop.suites.lab.platforms.circuit_board import BOX_HALF, SEAT_Z
 from actloop.suites.lab.reference.rc_capacitance import Row, charging, fit_charge, read_rows
 from actloop.suites.lab.rig import DT
 from actloop.suites.lab.server import serving
 from actloop.suites.lab.workspace_files import load_client, load_skills, write_workspace
+from board_scaffold import read_lcds
 
+power = scaffold.power
 SEED = 3
 Citation = dict[str, Any]
 
@@ -65,25 +62,17 @@ def evaluator(env: LabEnv) -> RCEvaluator:
 
 
 def put_box(env: LabEnv, x: float, y: float, z: float) -> None:
-    joint = env._model.joint(f"{BOX.name}_free")
-    env._world.data.qpos[joint.qposadr[0] : joint.qposadr[0] + 7] = [x, y, z, 1.0, 0.0, 0.0, 0.0]
-    env._world.data.qvel[joint.dofadr[0] : joint.dofadr[0] + 6] = 0.0
+    scaffold.put_box(env, BOX.name, x, y, z)
 
 
 def seat(env: LabEnv) -> None:
-    put_box(env, *SOCKET.centre, SEAT_Z + BOX_HALF[2] + 0.0003)
+    scaffold.seat(env, BOX.name, SOCKET.name)
     env.wait(0.3)
 
 
 def home(env: LabEnv) -> None:
-    put_box(env, *BOX.home, TABLE_TOP_Z + BOX_HALF[2] + 0.0003)
+    scaffold.home(env, BOX.name)
     env.wait(0.3)
-
-
-def power(env: LabEnv, on: bool) -> None:
-    rocker = env._model.joint("rocker")
-    env._world.data.qpos[rocker.qposadr[0]] = ROCKER_RANGE_RAD if on else -ROCKER_RANGE_RAD
-    env._world.data.qvel[rocker.dofadr[0]] = 0.0
 
 
 def box_volts(env: LabEnv) -> float:
@@ -359,21 +348,9 @@ def test_the_displays_show_what_the_instrument_log_says() -> None:
         seat(env)
         board(env).setting = 7
         power(env, True)
-        layout = env.calibration()["layout"]
-        lcds = {name: layout[f"{name}_lcd"] for name in ("voltmeter", "ammeter")}
-        x = (lcds["voltmeter"][0] + lcds["ammeter"][0]) / 2
-        target = env.ik([x, lcds["voltmeter"][1] - 0.09, lcds["voltmeter"][2] + VIEW_HEIGHT], HAND)
-        env._arm.set_configuration(env._world.data, np.array(target["joints"]), gripper_open=True)
-        env._world.data.ctrl[env._arm_actuators] = target["joints"]
-        env.wait(1.0)  # mid-charge: the displays change every refresh
-        seen = env.observe()
-        image = np.asarray(Image.open(io.BytesIO(seen["images"]["wrist"])).convert("RGB"))
-        robot = seen["robot"]
-        camera = Camera.wrist(env.calibration(), robot["hand_position"], robot["hand_quaternion"])
-        observation = env.instrument_log.observations[seen["observation_id"]]
-        for name, cells in (("voltmeter", 6), ("ammeter", 7)):
-            corners = window_corners(tuple(lcds[name]), (1, 0, 0), (0, 1, 0), *layout["lcd_window_size"])
-            assert float(read_display(image, project(corners, camera), cells)) == observation.shown[name]
+        read, observation = read_lcds(env, {"voltmeter": 6, "ammeter": 7})  # mid-charge: changing
+        for name, value in read.items():
+            assert value == observation.shown[name]
             assert any(v.readable for v in observation.views_of(name))
     finally:
         env.close()
