@@ -42,6 +42,7 @@ BOLTZMANN = 1.380649e-23  # J/K
 _GMIN = 1e-12  # S across every junction, as SPICE's GMIN: keeps a reverse-biased LED's node defined
 _NEWTON_TOL = 1e-12  # V, largest junction-voltage change of a converged Newton iteration
 _NEWTON_MAX = 200
+_CHORD_SLACK = 1e-3  # a factored Jacobian serves while each junction's slope is within 0.1 % of it
 
 
 class CircuitError(ValueError):
@@ -124,6 +125,7 @@ class _System:
     lu: LU | None = None  # factors of ``matrix`` when there are no junctions
     stepper: tuple[tuple[float, ...], ExactStepper] | None = None  # keyed by junction conductances
     forcing: list[float] | None = None  # b of a circuit without junctions, until a source value changes
+    chord: tuple[list[float], LU] | None = None  # the junction slopes last factored, and the factors
 
 
 class Circuit:
@@ -297,16 +299,35 @@ class Circuit:
                 "and capacitors, or a node fed only by current sources"
             ) from None
 
-    def _companions(self, system: _System, volts: list[float]) -> tuple[list[float], list[float]]:
-        """Each junction's Newton companion at its voltage: conductance g and current ``I(v) − g v``."""
+    def _companions(
+        self, system: _System, volts: list[float], slopes: list[float] | None = None
+    ) -> tuple[list[float], list[float]]:
+        """Each junction's Newton companion at its voltage: conductance g (its slope there, or ``slopes``)
+        and current ``I(v) − g v``."""
         g, i_eq = [], []
-        for name, v in zip(system.junctions, volts, strict=True):
+        for k, (name, v) in enumerate(zip(system.junctions, volts, strict=True)):
             junction = self._elements[name].junction
             assert junction is not None
-            gj = junction.conductance(v) + _GMIN
+            gj = junction.conductance(v) + _GMIN if slopes is None else slopes[k]
             g.append(gj)
             i_eq.append(junction.current(v) + _GMIN * v - gj * v)
         return g, i_eq
+
+    def _chord(self, system: _System, volts: list[float]) -> tuple[list[float], LU]:
+        """The factored matrix for a Newton step at ``volts``: the one the last step kept while every
+        junction's slope stays within _CHORD_SLACK of it (a chord step: each iteration shrinks the error by
+        at least that factor, and the solution is the same), else one factored at the slopes here."""
+        g, _ = self._companions(system, volts)
+        if system.chord is not None:
+            slopes, lu = system.chord
+            if all(abs(a - b) <= _CHORD_SLACK * a for a, b in zip(g, slopes, strict=True)):
+                return slopes, lu
+        return g, self._linear_lu(system, g)
+
+    def _keep_chord(self, system: _System, volts: list[float]) -> None:
+        """After a step: keep the factors at this operating point unless the kept ones still serve. Only
+        steps keep factors, so what is read (and when) never changes a later result."""
+        system.chord = self._chord(system, volts)
 
     def _linear_lu(self, system: _System, g: list[float]) -> LU:
         if system.lu is not None:
@@ -353,8 +374,9 @@ class Circuit:
         """The MNA solution at capacitor voltages u, and the junction voltages it was linearized at."""
         volts = [self._guess.get(n, 0.0) for n in system.junctions]
         for _ in range(_NEWTON_MAX):
-            g, i_eq = self._companions(system, volts)
-            y = self._linear_lu(system, g).solve(self._rhs(system, u, i_eq))
+            slopes, lu = self._chord(system, volts)
+            _, i_eq = self._companions(system, volts, slopes)
+            y = lu.solve(self._rhs(system, u, i_eq))
             new = self._junction_volts(system, y)
             if all(abs(n - v) <= _NEWTON_TOL for n, v in zip(new, volts, strict=True)):
                 return y, volts
@@ -414,6 +436,7 @@ class Circuit:
         for _ in range(n if caps else 1):
             _, _, volts = self._solve()
             self._guess.update(zip(system.junctions, volts, strict=True))
+            self._keep_chord(system, volts)
             if caps:
                 g, i_eq = self._companions(system, volts)
                 state = self._stepper(system, g).step(
