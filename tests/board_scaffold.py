@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import math
 from collections.abc import Mapping
+from pathlib import Path
 
 import numpy as np
 from PIL import Image
@@ -17,6 +18,8 @@ from actloop.suites.lab.instruments import Observation
 from actloop.suites.lab.platforms.circuit_board import BOX_HALF, ROCKER_RANGE_RAD, SEAT_Z, CircuitBoard
 from actloop.suites.lab.reference.circuit_board import HAND, VIEW_HEIGHT, WRIST_BACK_M
 from actloop.suites.lab.reference.display import Camera, project, read_display, window_corners
+from actloop.suites.lab.server import serving
+from actloop.suites.lab.workspace_files import load_client, load_skills, write_workspace
 
 
 def put_box(env: LabEnv, box: str, x: float, y: float, z: float, yaw: float = 0.0) -> None:
@@ -70,3 +73,29 @@ def read_lcds(env: LabEnv, cells: Mapping[str, int]) -> tuple[dict[str, float], 
         corners = window_corners(tuple(lcds[name]), (1, 0, 0), (0, 1, 0), *layout["lcd_window_size"])
         read[name] = float(read_display(image, project(corners, camera), count))
     return read, env.instrument_log.observations[seen["observation_id"]]
+
+
+def seat_with_skills(env: LabEnv, box: str, socket: str, workspace: Path) -> None:
+    """T2 on a board: the workspace's skills (T1 segmentation and planned motion) grasp ``box`` across its
+    neighbours, carry it over ``socket`` and set it in (the box's hang in the hand measured, as an agent
+    would look at it), then press the REC key; ``env`` must be a T2 bench."""
+    board = env.platform
+    assert isinstance(board, CircuitBoard)
+    x, y = next(s.centre for s in board.sockets if s.name == socket)
+    skills = load_skills()
+    with serving(env) as server:
+        write_workspace(workspace, "card", server.url, server.token, "T2")
+        lab = load_client().Lab(server.url, server.token)
+        skills.grasp(lab, box, across=True)
+        hand = skills.carry(lab, [x, y, SEAT_Z + 0.05], across=True)["hand_position"]
+        held = server.run(lambda: {"at": [float(v) for v in env.data.body(box).xpos]})["at"]
+        pads_above_centre = hand[2] - skills.PAD_REACH - held[2]
+        at = [
+            x - (held[0] - hand[0]),
+            y - (held[1] - hand[1]),
+            SEAT_Z + BOX_HALF[2] + pads_above_centre + 0.002,
+        ]
+        skills.place(lab, at, across=True)
+        skills.press(lab, "logger")
+        lab.close()
+    env.wait(0.5)

@@ -33,12 +33,10 @@ from actloop.suites.lab.experiments.battery_emf import (
 from actloop.suites.lab.instance import draw
 from actloop.suites.lab.instruments import Visibility
 from actloop.suites.lab.physics.linear import exp
-from actloop.suites.lab.platforms.circuit_board import BOX_HALF, SEAT_Z, BoardState
+from actloop.suites.lab.platforms.circuit_board import BoardState
 from actloop.suites.lab.reference.battery_emf import cell_of, fit_cell
 from actloop.suites.lab.rig import DT
-from actloop.suites.lab.server import serving
-from actloop.suites.lab.workspace_files import load_client, load_skills, write_workspace
-from board_scaffold import read_lcds
+from board_scaffold import read_lcds, seat_with_skills
 
 SEED = 2
 LOADS = tuple(LOAD_OHMS)
@@ -372,25 +370,8 @@ def test_t2_skills_seat_a_load_box_and_start_the_logger(tmp_path: Path) -> None:
     """T2 on this bench: the workspace's skills (T1 segmentation and planned motion) grasp a load box
     between its neighbours, carry it over the load socket and set it in, and press the REC key."""
     env = LabEnv("battery_emf", SEED, level="T2")
-    skills = load_skills()
     box = LOADS[1]
-    with serving(env) as server:
-        write_workspace(tmp_path, "card", server.url, server.token, "T2")
-        lab = load_client().Lab(server.url, server.token)
-        skills.grasp(lab, box, across=True)
-        x, y = LOAD_SOCKET.centre
-        hand = skills.carry(lab, [x, y, SEAT_Z + 0.05], across=True)["hand_position"]
-        held = server.run(lambda: {"at": [float(v) for v in env.data.body(box).xpos]})["at"]
-        pads_above_centre = hand[2] - skills.PAD_REACH - held[2]
-        at = [
-            x - (held[0] - hand[0]),
-            y - (held[1] - hand[1]),
-            SEAT_Z + BOX_HALF[2] + pads_above_centre + 0.002,
-        ]
-        skills.place(lab, at, across=True)
-        skills.press(lab, "logger")
-        lab.close()
-    env.wait(0.5)
+    seat_with_skills(env, box, LOAD_SOCKET.name, tmp_path)
     assert board(env).state.seated[LOAD_SOCKET.name] == box, env.data.body(box).xpos
     assert board(env).recording() == {"logger"}
     for other in (LOADS[0], LOADS[2]):

@@ -10,16 +10,13 @@ directly, and close-ups of the meters are logged as served with the readability 
 
 from __future__ import annotations
 
-import io
 import math
 from collections.abc import Iterator
 from pathlib import Path
 
-import numpy as np
 import pytest
-from PIL import Image
 
-from actloop.sim.scene import TABLE_TOP_Z
+import board_scaffold as scaffold
 from actloop.suites.lab.audits import plan_of
 from actloop.suites.lab.card import task_card
 from actloop.suites.lab.env import LabEnv
@@ -44,13 +41,9 @@ from actloop.suites.lab.experiments.led_wavelength import (
 from actloop.suites.lab.instance import draw
 from actloop.suites.lab.instruments import Visibility
 from actloop.suites.lab.physics.circuits import ELEMENTARY_CHARGE, LIGHT_SPEED, PLANCK, Junction
-from actloop.suites.lab.platforms.circuit_board import BOX_HALF, ROCKER_RANGE_RAD, SEAT_Z
-from actloop.suites.lab.reference.circuit_board import HAND, VIEW_HEIGHT
-from actloop.suites.lab.reference.display import Camera, project, read_display, window_corners
 from actloop.suites.lab.reference.led_wavelength import CELLS, KNOWN, wavelength
 from actloop.suites.lab.rig import DT
-from actloop.suites.lab.server import serving
-from actloop.suites.lab.workspace_files import load_client, load_skills, write_workspace
+from board_scaffold import read_lcds, seat_with_skills
 
 SEED = 2
 GMIN = 1e-12
@@ -93,24 +86,15 @@ def evaluator(env: LabEnv) -> LedEvaluator:
 
 
 def put(env: LabEnv, box: str, x: float, y: float, z: float) -> None:
-    joint = env._model.joint(f"{box}_free")
-    env._world.data.qpos[joint.qposadr[0] : joint.qposadr[0] + 7] = [x, y, z, 1.0, 0.0, 0.0, 0.0]
-    env._world.data.qvel[joint.dofadr[0] : joint.dofadr[0] + 6] = 0.0
+    scaffold.put_box(env, box, x, y, z)
 
 
 def seat(env: LabEnv, box: str) -> None:
-    put(env, box, *SOCKET.centre, SEAT_Z + BOX_HALF[2] + 0.0003)
+    scaffold.seat(env, box, SOCKET.name)
 
 
-def home(env: LabEnv, box: str) -> None:
-    spot = next(b.home for b in BOXES if b.name == box)
-    put(env, box, *spot, TABLE_TOP_Z + BOX_HALF[2] + 0.0003)
-
-
-def power(env: LabEnv, on: bool) -> None:
-    rocker = env._model.joint("rocker")
-    env._world.data.qpos[rocker.qposadr[0]] = ROCKER_RANGE_RAD if on else -ROCKER_RANGE_RAD
-    env._world.data.qvel[rocker.dofadr[0]] = 0.0
+home = scaffold.home
+power = scaffold.power
 
 
 def close_up(env: LabEnv) -> list[Citation]:
@@ -401,21 +385,10 @@ def test_the_displays_show_what_the_instrument_log_says() -> None:
         power(env, True)
         board(env).setting = 5
         seat(env, UNKNOWN)
-        layout = env.calibration()["layout"]
-        lcds = {name: layout[f"{name}_lcd"] for name in CELLS}
-        x = (lcds["voltmeter"][0] + lcds["ammeter"][0]) / 2
-        target = env.ik([x, lcds["voltmeter"][1] - 0.09, lcds["voltmeter"][2] + VIEW_HEIGHT], HAND)
-        env._arm.set_configuration(env._world.data, np.array(target["joints"]), gripper_open=True)
-        env._world.data.ctrl[env._arm_actuators] = target["joints"]
-        env.wait(2.0)
-        seen = env.observe()
-        image = np.asarray(Image.open(io.BytesIO(seen["images"]["wrist"])).convert("RGB"))
-        robot = seen["robot"]
-        camera = Camera.wrist(env.calibration(), robot["hand_position"], robot["hand_quaternion"])
-        observation = env.instrument_log.observations[seen["observation_id"]]
-        for name, cells in CELLS.items():
-            corners = window_corners(tuple(lcds[name]), (1, 0, 0), (0, 1, 0), *layout["lcd_window_size"])
-            assert float(read_display(image, project(corners, camera), cells)) == observation.shown[name]
+        env.wait(1.0)
+        read, observation = read_lcds(env, CELLS)
+        for name, value in read.items():
+            assert value == observation.shown[name]
             assert any(v.readable for v in observation.views_of(name))
     finally:
         env.close()
@@ -425,24 +398,7 @@ def test_t2_skills_seat_an_led_between_its_neighbours_and_start_the_logger(tmp_p
     """T2 on this bench: the workspace's skills grasp the green LED between its neighbours on the pad row,
     carry it over the socket and set it in, and press the REC key."""
     env = LabEnv("led_wavelength", SEED, level="T2")
-    skills = load_skills()
-    with serving(env) as server:
-        write_workspace(tmp_path, "card", server.url, server.token, "T2")
-        lab = load_client().Lab(server.url, server.token)
-        skills.grasp(lab, "led_green", across=True)
-        x, y = SOCKET.centre
-        hand = skills.carry(lab, [x, y, SEAT_Z + 0.05], across=True)["hand_position"]
-        held = server.run(lambda: {"at": [float(v) for v in env.data.body("led_green").xpos]})["at"]
-        pads_above_centre = hand[2] - skills.PAD_REACH - held[2]
-        at = [
-            x - (held[0] - hand[0]),
-            y - (held[1] - hand[1]),
-            SEAT_Z + BOX_HALF[2] + pads_above_centre + 0.002,
-        ]
-        skills.place(lab, at, across=True)
-        skills.press(lab, "logger")
-        lab.close()
-    env.wait(0.5)
+    seat_with_skills(env, "led_green", SOCKET.name, tmp_path)
     assert board(env).state.seated[SOCKET.name] == "led_green", env.data.body("led_green").xpos
     assert board(env).recording() == {"logger"}
     for other in ("led_blue", "led_amber", UNKNOWN):

@@ -35,9 +35,7 @@ from actloop.suites.lab.instance import draw
 from actloop.suites.lab.platforms.circuit_board import BOX_HALF, SEAT_Z
 from actloop.suites.lab.reference.rc_capacitance import Row, charging, fit_charge, read_rows
 from actloop.suites.lab.rig import DT
-from actloop.suites.lab.server import serving
-from actloop.suites.lab.workspace_files import load_client, load_skills, write_workspace
-from board_scaffold import read_lcds
+from board_scaffold import read_lcds, seat_with_skills
 
 power = scaffold.power
 SEED = 3
@@ -361,24 +359,7 @@ def test_t2_skills_seat_the_box_and_start_the_logger(tmp_path: Path) -> None:
     closing along x, where the front camera's centroid is true), carry it over the socket and set it in,
     and press the REC key."""
     env = LabEnv("rc_capacitance", SEED, level="T2")
-    skills = load_skills()
-    with serving(env) as server:
-        write_workspace(tmp_path, "card", server.url, server.token, "T2")
-        lab = load_client().Lab(server.url, server.token)
-        skills.grasp(lab, BOX.name, across=True)
-        x, y = SOCKET.centre
-        hand = skills.carry(lab, [x, y, SEAT_Z + 0.05], across=True)["hand_position"]
-        held = server.run(lambda: {"at": [float(v) for v in env.data.body(BOX.name).xpos]})["at"]
-        pads_above_centre = hand[2] - skills.PAD_REACH - held[2]
-        at = [
-            x - (held[0] - hand[0]),
-            y - (held[1] - hand[1]),
-            SEAT_Z + BOX_HALF[2] + pads_above_centre + 0.002,
-        ]
-        skills.place(lab, at, across=True)
-        skills.press(lab, "logger")
-        lab.close()
-    env.wait(0.5)
+    seat_with_skills(env, BOX.name, SOCKET.name, tmp_path)
     assert board(env).state.seated[SOCKET.name] == BOX.name, env.data.body(BOX.name).xpos
     assert board(env).recording() == {"logger"}
     env.close()

@@ -29,9 +29,7 @@ from actloop.suites.lab.experiments.rectifier_supply import (
 )
 from actloop.suites.lab.platforms.circuit_board import BOX_HALF, SEAT_Z
 from actloop.suites.lab.reference.rectifier_supply import BRACKETS, LOADS, MODULES, interpolate
-from actloop.suites.lab.server import serving
-from actloop.suites.lab.workspace_files import load_client, load_skills, write_workspace
-from board_scaffold import home, power, put_box, read_lcds, seat
+from board_scaffold import home, power, put_box, read_lcds, seat, seat_with_skills
 
 SEED = 3
 Citation = dict[str, Any]
@@ -261,25 +259,7 @@ def test_t2_skills_seat_a_module_and_start_the_logger(tmp_path: Path) -> None:
     """T2 on this bench: the workspace's skills (T1 segmentation and planned motion) grasp a filter module
     between its neighbours, carry it over its socket and set it in, and press the REC key."""
     env = LabEnv("rectifier_supply", SEED, level="T2")
-    skills = load_skills()
-    with serving(env) as server:
-        write_workspace(tmp_path, "card", server.url, server.token, "T2")
-        lab = load_client().Lab(server.url, server.token)
-        skills.grasp(lab, "filter_F2", across=True)
-        x, y = FILTER_SOCKET.centre
-        hand = skills.carry(lab, [x, y, SEAT_Z + 0.05], across=True)["hand_position"]
-        # where the box hangs from the hand (scaffolding for the agent's look at it): set it in square
-        held = server.run(lambda: {"at": [float(v) for v in env.data.body("filter_F2").xpos]})["at"]
-        pads_above_centre = hand[2] - skills.PAD_REACH - held[2]
-        at = [
-            x - (held[0] - hand[0]),
-            y - (held[1] - hand[1]),
-            SEAT_Z + BOX_HALF[2] + pads_above_centre + 0.002,
-        ]
-        skills.place(lab, at, across=True)
-        skills.press(lab, "logger")
-        lab.close()
-    env.wait(0.5)
+    seat_with_skills(env, "filter_F2", FILTER_SOCKET.name, tmp_path)
     assert board(env).state.seated[FILTER_SOCKET.name] == "filter_F2", env.data.body("filter_F2").xpos
     assert board(env).recording() == {"logger"}
     for other in ("filter_F1", "filter_F3", "load_180"):  # the neighbours stand where they stood
