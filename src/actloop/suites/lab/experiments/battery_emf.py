@@ -44,6 +44,8 @@ from actloop.suites.lab.platforms.circuit_board import (
     METER_SPOTS,
     SOCKET,
     VOLTMETER,
+    VOLTMETER_OHMS,
+    VOLTMETER_RESISTANCE,
     BoardState,
     CircuitBoard,
     ComponentBox,
@@ -55,10 +57,9 @@ from actloop.suites.lab.platforms.circuit_board import (
 from actloop.suites.lab.platforms.circuit_board_evaluation import BoardEvaluator
 from actloop.suites.lab.record import Record
 from actloop.suites.lab.scoring import Check
-from actloop.suites.lab.spec import ExperimentSpec, Parameter, Part, choice, log_uniform, uniform
+from actloop.suites.lab.spec import ExperimentSpec, Parameter, Part, log_uniform, uniform
 from actloop.suites.lab.watch import Timeline, first_observation
 
-VOLTMETER_OHMS = 10e6
 SETTLE_S = 15.0
 """A reading counts once the circuit has stood unchanged this long."""
 TAU_S = (0.75, 1.5)
@@ -97,13 +98,7 @@ def _parameters() -> tuple[Parameter, ...]:
         Parameter("polarisation_tau", "the polarisation branch's time constant", "s", uniform(*TAU_S)),
         Parameter("ammeter_zero", "the ammeter's zero error", "A", uniform(-0.02, 0.02)),
         *deviations,
-        Parameter(
-            "voltmeter_resistance",
-            "the voltmeter's input resistance",
-            "ohm",
-            choice(VOLTMETER_OHMS),
-            public=True,
-        ),
+        VOLTMETER_RESISTANCE,
     )
 
 

@@ -22,6 +22,8 @@ from actloop.suites.lab.platforms.circuit_board import (
     METER_SPOTS,
     SOCKET,
     VOLTMETER,
+    VOLTMETER_OHMS,
+    VOLTMETER_RESISTANCE,
     BoardState,
     CircuitBoard,
     ComponentBox,
@@ -33,9 +35,8 @@ from actloop.suites.lab.platforms.circuit_board import (
 )
 from actloop.suites.lab.platforms.circuit_board_evaluation import BoardEvaluator
 from actloop.suites.lab.scoring import Check
-from actloop.suites.lab.spec import Parameter, Part, choice, log_uniform, uniform
+from actloop.suites.lab.spec import Parameter, Part, log_uniform, uniform
 
-VOLTMETER_OHMS = 10e6
 SUPPLY_OHMS = 0.2
 """The supply's output resistance (the voltmeter reads the box, not the supply's setting)."""
 BOX = ComponentBox("black_box", BOX_SPOTS[0])
@@ -49,13 +50,7 @@ SPEC = specify(
         Parameter("R", "resistance inside the black box", "ohm", log_uniform(47.0, 4700.0)),
         Parameter("voltmeter_zero", "the voltmeter's zero error", "V", uniform(-0.2, 0.2)),
         Parameter("ammeter_zero", "the ammeter's zero error", "mA", uniform(-0.2, 0.2)),
-        Parameter(
-            "voltmeter_resistance",
-            "the voltmeter's input resistance",
-            "ohm",
-            choice(VOLTMETER_OHMS),
-            public=True,
-        ),
+        VOLTMETER_RESISTANCE,
     ),
     parts=(
         Part(

@@ -42,6 +42,7 @@ from actloop.suites.lab.platforms.circuit_board import (
     METER_SPOTS,
     SOCKET,
     VOLTMETER,
+    VOLTMETER_OHMS,
     BoardState,
     CircuitBoard,
     ComponentBox,
@@ -62,7 +63,6 @@ KNOWN_NM = {"blue": 455.0, "green": 525.0, "amber": 590.0, "red": 660.0}
 UNKNOWN = "led_unknown"
 SERIES_OHMS = 330.0
 SUPPLY_OHMS = 0.2
-VOLTMETER_OHMS = 10e6
 ROOM_K = 298.15
 SETTLING_S = 20.0
 """A reading counts once the LED has been in the live circuit at an unchanged setting this long: at least

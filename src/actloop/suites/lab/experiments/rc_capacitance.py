@@ -44,6 +44,8 @@ from actloop.suites.lab.platforms.circuit_board import (
     METER_SPOTS,
     SOCKET,
     VOLTMETER,
+    VOLTMETER_OHMS,
+    VOLTMETER_RESISTANCE,
     BoardState,
     CircuitBoard,
     ComponentBox,
@@ -62,7 +64,6 @@ from actloop.suites.lab.watch import HeldFor, Timeline
 NOMINAL_OHMS = 10e3
 RESISTOR_SPREAD = 0.03
 """The series resistor's true value lies within this fraction of its print (the card says 5 %)."""
-VOLTMETER_OHMS = 10e6
 BOX = ComponentBox("capacitor_box", BOX_SPOTS[0], "0.1 0.2 0.45 1")
 METERS = (Meter(VOLTMETER, METER_SPOTS[0], sign=True), Meter(AMMETER, METER_SPOTS[1], sign=True))
 RESISTOR_CENTRE = (0.09, -0.05)
@@ -95,13 +96,7 @@ SPEC = specify(
             choice(NOMINAL_OHMS),
             public=True,
         ),
-        Parameter(
-            "voltmeter_resistance",
-            "the voltmeter's input resistance",
-            "ohm",
-            choice(VOLTMETER_OHMS),
-            public=True,
-        ),
+        VOLTMETER_RESISTANCE,
     ),
     parts=(
         Part(

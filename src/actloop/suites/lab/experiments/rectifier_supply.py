@@ -39,6 +39,7 @@ from actloop.suites.lab.platforms.circuit_board import (
     METER_SPOTS,
     SOCKET,
     VOLTMETER,
+    VOLTMETER_OHMS,
     BoardState,
     CircuitBoard,
     ComponentBox,
@@ -60,7 +61,6 @@ RIPPLE_LIMIT_V = 0.5
 NOMINAL_FARADS = {"F1": 470e-6, "F2": 1000e-6, "F3": 2200e-6}
 LOAD_OHMS = (68.0, 180.0, 470.0, 1200.0)
 FINAL_LOAD = "load_final"
-VOLTMETER_OHMS = 10e6
 STRAY_FARADS = 1e-9
 """The output's capacitance with no module in (the bridge's and the wiring's)."""
 WITHIN_LIMIT = 0.01

@@ -14,7 +14,7 @@ them apart; the transients' time constants then give C1 with the series resistor
 the kit's modified nodal analysis with exact exponential stepping; the capacitor keeps its charge in and
 out of the socket (in the star it has no path to discharge inside the box).
 
-Hidden: the network, R1, R2 (220-680 ohm), C1 (10-22 mF) and both meters' small zero errors. Readings count
+Hidden: the network, R1, R2 (270-680 ohm), C1 (10-22 mF) and both meters' small zero errors. Readings count
 with the box seated on a pair of distinct terminals and the supply on, half a second after the last change.
 """
 
@@ -40,6 +40,8 @@ from actloop.suites.lab.platforms.circuit_board import (
     METER_SPOTS,
     SOCKET,
     VOLTMETER,
+    VOLTMETER_OHMS,
+    VOLTMETER_RESISTANCE,
     BoardState,
     CircuitBoard,
     ComponentBox,
@@ -59,7 +61,6 @@ from actloop.suites.lab.watch import Timeline
 
 SERIES_OHMS = 220.0
 RESISTOR_CENTRE = (0.09, -0.05)
-VOLTMETER_OHMS = 10e6
 
 METERS = (Meter(VOLTMETER, METER_SPOTS[0], sign=True), Meter(AMMETER, METER_SPOTS[1], sign=True))
 PAIRS = ("AB", "BC", "CA", "AA")
@@ -118,21 +119,15 @@ SPEC = specify(
             "",
             uniform(0.0, 4.0),
         ),
-        Parameter("R1", "the first resistance", "ohm", log_uniform(220.0, 680.0)),
-        Parameter("R2", "the second resistance", "ohm", log_uniform(220.0, 680.0)),
+        Parameter("R1", "the first resistance", "ohm", log_uniform(270.0, 680.0)),
+        Parameter("R2", "the second resistance", "ohm", log_uniform(270.0, 680.0)),
         Parameter("C1", "the capacitance", "F", log_uniform(0.010, 0.022)),
         Parameter("voltmeter_zero", "the voltmeter's zero error", "V", uniform(-0.005, 0.005)),
         Parameter("ammeter_zero", "the ammeter's zero error", "mA", uniform(-0.002, 0.002)),
         Parameter(
             "series_resistance", "the series resistor's resistance", "ohm", choice(SERIES_OHMS), public=True
         ),
-        Parameter(
-            "voltmeter_resistance",
-            "the voltmeter's input resistance",
-            "ohm",
-            choice(VOLTMETER_OHMS),
-            public=True,
-        ),
+        VOLTMETER_RESISTANCE,
     ),
     parts=(
         Part(

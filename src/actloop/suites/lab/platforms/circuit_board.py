@@ -29,7 +29,7 @@ from actloop.suites.lab.instruments import DigitalDisplay, InstrumentSpec, Logge
 from actloop.suites.lab.platforms.base import NUMBER_WORDS, ReadingSite, published
 from actloop.suites.lab.platforms.display import DisplayFace, FacedPlatform
 from actloop.suites.lab.rig import DT
-from actloop.suites.lab.spec import Part
+from actloop.suites.lab.spec import Parameter, Part, choice
 
 BOARD_CENTRE = (0.07, 0.0)
 BOARD_HALF = (0.2, 0.15, 0.006)
@@ -137,6 +137,12 @@ METER_SPOTS = ((0.0, 0.085), (0.115, 0.085))
 SOCKET = Socket("socket", (0.0, -0.05))
 BOX_SPOTS = ((-0.07, -0.19), (-0.12, -0.19), (-0.17, -0.19))
 """The pads beside the board where component boxes stand at the start, nearest the socket first."""
+VOLTMETER_OHMS = 10e6
+"""Every board voltmeter's input resistance."""
+VOLTMETER_RESISTANCE = Parameter(
+    "voltmeter_resistance", "the voltmeter's input resistance", "ohm", choice(VOLTMETER_OHMS), public=True
+)
+"""The public parameter that states it on a card."""
 SUPPLY_VOLTS = tuple(float(v) for v in range(11))
 """The supply's standard settings, volts: 0 at the start, each UP press one more."""
 
