@@ -97,7 +97,5 @@ def test_every_experiment_has_a_difficulty_audit_module() -> None:
 
     assert audited() == sorted(experiment_keys())
     assert all(isinstance(plan_of(key), Plan) for key in experiment_keys())
-    with pytest.raises(
-        ValueError, match="no difficulty audit for 'spring_launcher'; audited: "
-    ):
+    with pytest.raises(ValueError, match="no difficulty audit for 'spring_launcher'; audited: "):
         plan_of("spring_launcher")
