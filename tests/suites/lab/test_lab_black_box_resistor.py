@@ -25,7 +25,6 @@ from actloop.suites.lab.experiments.black_box_resistor import (
     BOX,
     SOCKET,
     SPEC,
-    VOLTMETER_OHMS,
     BlackBoxEvaluator,
 )
 from actloop.suites.lab.instance import draw
@@ -34,6 +33,7 @@ from actloop.suites.lab.platforms.circuit_board import (
     BOX_HALF,
     ROCKER_RANGE_RAD,
     SEAT_Z,
+    VOLTMETER_OHMS,
     CircuitBoard,
 )
 from actloop.suites.lab.readability import visibility

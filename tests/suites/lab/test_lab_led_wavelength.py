@@ -32,7 +32,6 @@ from actloop.suites.lab.experiments.led_wavelength import (
     SPEC,
     SUPPLY_OHMS,
     UNKNOWN,
-    VOLTMETER_OHMS,
     LedBoard,
     LedEvaluator,
     LedNetwork,
@@ -41,6 +40,7 @@ from actloop.suites.lab.experiments.led_wavelength import (
 from actloop.suites.lab.instance import draw
 from actloop.suites.lab.instruments import Visibility
 from actloop.suites.lab.physics.circuits import ELEMENTARY_CHARGE, LIGHT_SPEED, PLANCK, Junction
+from actloop.suites.lab.platforms.circuit_board import VOLTMETER_OHMS
 from actloop.suites.lab.reference.led_wavelength import CELLS, KNOWN, wavelength
 from actloop.suites.lab.rig import DT
 from board_scaffold import read_lcds, seat_with_skills

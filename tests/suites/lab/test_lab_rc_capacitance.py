@@ -26,13 +26,12 @@ from actloop.suites.lab.experiments.rc_capacitance import (
     BOX,
     SOCKET,
     SPEC,
-    VOLTMETER_OHMS,
     RCBoard,
     RCEvaluator,
     RCWiring,
 )
 from actloop.suites.lab.instance import draw
-from actloop.suites.lab.platforms.circuit_board import BOX_HALF, SEAT_Z
+from actloop.suites.lab.platforms.circuit_board import BOX_HALF, SEAT_Z, VOLTMETER_OHMS
 from actloop.suites.lab.reference.rc_capacitance import Row, charging, fit_charge, read_rows
 from actloop.suites.lab.rig import DT
 from board_scaffold import read_lcds, seat_with_skills

@@ -22,15 +22,18 @@ from actloop.suites.lab.platforms.circuit_board import (
     METER_SPOTS,
     SOCKET,
     VOLTMETER,
-    VOLTMETER_OHMS,
     VOLTMETER_RESISTANCE,
     BoardState,
     CircuitBoard,
     ComponentBox,
     Meter,
+    add_supply,
+    add_voltmeter,
     board_parts,
+    drive_supply,
     logger_part,
     meter_part,
+    meter_values,
     supply_part,
 )
 from actloop.suites.lab.platforms.circuit_board_evaluation import BoardEvaluator
@@ -83,26 +86,18 @@ class BlackBoxWiring:
 
     def build(self, dt: float) -> Circuit:
         c = Circuit(["s", "p", "q", "a", "b"], dt)
-        c.add_voltage_source("supply", "s", GROUND, 0.0)
-        c.add_switch("power", "s", "p")
-        c.add_resistor("output", "p", "q", SUPPLY_OHMS)
-        c.add_ammeter("ammeter", "q", "a")
+        add_supply(c, "output", SUPPLY_OHMS, "a")
         c.add_switch("contacts", "a", "b")
         c.add_resistor("box", "b", GROUND, self.ohms)
-        c.add_resistor("voltmeter_input", "a", GROUND, VOLTMETER_OHMS)
-        c.add_voltmeter("voltmeter", "a", GROUND)
+        add_voltmeter(c, "a")
         return c
 
     def apply(self, circuit: Circuit, state: BoardState) -> None:
-        circuit.set_source("supply", volts=state.setpoint)
-        circuit.set_switch("power", state.powered)
+        drive_supply(circuit, state)
         circuit.set_switch("contacts", state.seated[SOCKET.name] == BOX.name)
 
     def true_values(self, circuit: Circuit) -> dict[str, float]:
-        return {
-            "voltmeter": circuit.reading("voltmeter") + self.voltmeter_zero,
-            "ammeter": 1000.0 * circuit.reading("ammeter") + self.ammeter_zero,
-        }
+        return meter_values(circuit, self.voltmeter_zero, self.ammeter_zero)
 
 
 def bench(instance: Instance) -> CircuitBoard:

@@ -42,14 +42,15 @@ from actloop.suites.lab.platforms.circuit_board import (
     METER_SPOTS,
     SOCKET,
     VOLTMETER,
-    VOLTMETER_OHMS,
     BoardState,
     CircuitBoard,
     ComponentBox,
     Meter,
+    add_voltmeter,
     board_parts,
     logger_part,
     meter_part,
+    meter_values,
     supply_part,
 )
 from actloop.suites.lab.platforms.circuit_board_evaluation import BoardEvaluator
@@ -181,8 +182,7 @@ def series_circuit(junction: Junction, dt: float) -> Circuit:
     c.add_switch("contacts", "a", "b")
     c.add_voltage_source("drift", "b", "k", 0.0)
     c.add_led("led", "k", GROUND, junction)
-    c.add_resistor("voltmeter_input", "a", GROUND, VOLTMETER_OHMS)
-    c.add_voltmeter("voltmeter", "a", GROUND)
+    add_voltmeter(c, "a")
     return c
 
 
@@ -292,11 +292,7 @@ class LedWiring:
         circuit.set(state.powered, state.setpoint, state.seated[SOCKET.name])
 
     def true_values(self, circuit: LedNetwork) -> dict[str, float]:
-        c = circuit.circuit
-        return {
-            "voltmeter": c.reading("voltmeter") + self.hidden["voltmeter_zero"],
-            "ammeter": 1000.0 * c.reading("ammeter") + self.hidden["ammeter_zero"],
-        }
+        return meter_values(circuit.circuit, self.hidden["voltmeter_zero"], self.hidden["ammeter_zero"])
 
 
 class LedBoard(CircuitBoard):

@@ -40,17 +40,20 @@ from actloop.suites.lab.platforms.circuit_board import (
     METER_SPOTS,
     SOCKET,
     VOLTMETER,
-    VOLTMETER_OHMS,
     VOLTMETER_RESISTANCE,
     BoardState,
     CircuitBoard,
     ComponentBox,
     Meter,
     Socket,
+    add_supply,
+    add_voltmeter,
     board_parts,
+    drive_supply,
     fixture_xml,
     logger_part,
     meter_part,
+    meter_values,
     supply_part,
 )
 from actloop.suites.lab.platforms.circuit_board_evaluation import BoardEvaluator
@@ -225,12 +228,8 @@ class TerminalWiring:
 
     def build(self, dt: float) -> Circuit:
         c = Circuit(["s", "p", "q", "w", "A", "B", "C", "O"], dt)
-        c.add_voltage_source("supply", "s", GROUND, 0.0)
-        c.add_switch("power", "s", "p")
-        c.add_resistor("series", "p", "q", SERIES_OHMS)
-        c.add_ammeter("ammeter", "q", "w")
-        c.add_resistor("voltmeter_input", "w", GROUND, VOLTMETER_OHMS)
-        c.add_voltmeter("voltmeter", "w", GROUND)
+        add_supply(c, "series", SERIES_OHMS, "w")
+        add_voltmeter(c, "w")
         for terminal in "ABC":
             c.add_switch(f"drive_{terminal}", "w", terminal)
             c.add_switch(f"return_{terminal}", terminal, GROUND)
@@ -242,8 +241,7 @@ class TerminalWiring:
         return c
 
     def apply(self, circuit: Circuit, state: BoardState) -> None:
-        circuit.set_source("supply", volts=state.setpoint)
-        circuit.set_switch("power", state.powered)
+        drive_supply(circuit, state)
         pair = pair_of(state)
         drive, back = (pair[0], pair[1]) if pair else ("", "")
         for terminal in "ABC":
@@ -251,10 +249,7 @@ class TerminalWiring:
             circuit.set_switch(f"return_{terminal}", terminal == back)
 
     def true_values(self, circuit: Circuit) -> dict[str, float]:
-        return {
-            "voltmeter": circuit.reading("voltmeter") + self.voltmeter_zero,
-            "ammeter": 1000.0 * circuit.reading("ammeter") + self.ammeter_zero,
-        }
+        return meter_values(circuit, self.voltmeter_zero, self.ammeter_zero)
 
 
 def network_of(instance: Instance) -> str:

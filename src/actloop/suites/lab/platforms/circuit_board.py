@@ -26,6 +26,7 @@ import numpy as np
 
 from actloop.sim.scene import TABLE_TOP_Z, WORLD_GEOM
 from actloop.suites.lab.instruments import DigitalDisplay, InstrumentSpec, LoggerSpec
+from actloop.suites.lab.physics.circuits import GROUND, Circuit
 from actloop.suites.lab.platforms.base import NUMBER_WORDS, ReadingSite, published
 from actloop.suites.lab.platforms.display import DisplayFace, FacedPlatform
 from actloop.suites.lab.rig import DT
@@ -218,6 +219,35 @@ def fixture_xml(name: str, centre: tuple[float, float], half: str, rgba: str) ->
   <geom name="{name}_mark" type="box" size="0.008 0.002 0.0003" pos="0 0 {hz}" rgba="0.95 0.95 0.95 1"
         contype="0" conaffinity="0" mass="0"/>
 </body>"""
+
+
+def add_supply(circuit: Circuit, resistor: str, ohms: float, into: str) -> None:
+    """The board's supply end of a circuit (nodes ``s``, ``p``, ``q`` and ``into`` declared): the supply's
+    source (s), its power switch (s-p), a series ``resistor`` of ``ohms`` (p-q) and the ammeter (q-into)."""
+    circuit.add_voltage_source("supply", "s", GROUND, 0.0)
+    circuit.add_switch("power", "s", "p")
+    circuit.add_resistor(resistor, "p", "q", ohms)
+    circuit.add_ammeter("ammeter", "q", into)
+
+
+def add_voltmeter(circuit: Circuit, node: str) -> None:
+    """The board's voltmeter from ``node`` to ground, with its input resistance."""
+    circuit.add_resistor("voltmeter_input", node, GROUND, VOLTMETER_OHMS)
+    circuit.add_voltmeter("voltmeter", node, GROUND)
+
+
+def drive_supply(circuit: Circuit, state: BoardState) -> None:
+    """Set the supply's source to its setting and its power switch as the rocker stands."""
+    circuit.set_source("supply", volts=state.setpoint)
+    circuit.set_switch("power", state.powered)
+
+
+def meter_values(circuit: Circuit, voltmeter_zero: float, ammeter_zero: float) -> dict[str, float]:
+    """What the board's voltmeter (V) and milliammeter (mA) show of ``circuit``, with their zero errors."""
+    return {
+        "voltmeter": circuit.reading("voltmeter") + voltmeter_zero,
+        "ammeter": 1000.0 * circuit.reading("ammeter") + ammeter_zero,
+    }
 
 
 class Wiring(Protocol[N]):
