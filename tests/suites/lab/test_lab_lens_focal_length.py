@@ -22,7 +22,6 @@ from actloop.suites.lab.instruments import Visibility
 from actloop.suites.lab.physics.optics import Rail, ThinLens
 from actloop.suites.lab.platforms.optical_rail import (
     FOCUS_BLUR_M,
-    HOLDER_FLOOR,
     LENS_APERTURE,
     LENS_HALF,
     OBJECT_X,
@@ -30,6 +29,7 @@ from actloop.suites.lab.platforms.optical_rail import (
     RAIL_Y,
     SCREEN,
     OpticalRail,
+    holder_floor,
     screen_image,
 )
 from actloop.suites.lab.platforms.optical_rail_evaluation import FOCUSED
@@ -76,7 +76,7 @@ def focus_at(env: LabEnv, u: float, defocus: float = 0.0, screen_x: float | None
     let the bench settle."""
     lens_x = OBJECT_X + u - env.instance.hidden["principal_offset"]
     set_carriage(env, "lens", lens_x)
-    place_lens(env, (lens_x, RAIL_Y, RAIL_TOP + HOLDER_FLOOR + LENS_HALF[2] + 0.0003))
+    place_lens(env, (lens_x, RAIL_Y, RAIL_TOP + holder_floor(LENS_HALF) + LENS_HALF[2] + 0.0003))
     f = env.instance.hidden["f"]
     set_carriage(env, SCREEN.name, OBJECT_X + u + u * f / (u - f) + defocus if screen_x is None else screen_x)
     env.wait(1.5)
@@ -128,7 +128,7 @@ def focal_length(citations: list[dict[str, object]]) -> float:
 
 
 def restore(env: LabEnv) -> None:
-    place_lens(env, rail(env).stand_seat(rail(env).lenses[0]))
+    place_lens(env, rail(env).stand_seat(rail(env).items[0]))
     env.wait(1.0)
 
 
@@ -172,7 +172,7 @@ def test_the_image_lies_where_the_thin_lens_law_puts_it_from_the_principal_plane
     for u in (0.20, 2 * f, 3 * f):
         lens_x = OBJECT_X + u
         set_carriage(env, "lens", lens_x)
-        place_lens(env, (lens_x, RAIL_Y, RAIL_TOP + HOLDER_FLOOR + LENS_HALF[2] + 0.0003))
+        place_lens(env, (lens_x, RAIL_Y, RAIL_TOP + holder_floor(LENS_HALF) + LENS_HALF[2] + 0.0003))
         v = (u + delta) * f / (u + delta - f) + delta  # the image from the mark, closed form
         set_carriage(env, SCREEN.name, lens_x + v)
         env.wait(0.5)
@@ -228,7 +228,8 @@ def test_the_image_is_in_focus_only_near_the_image_plane_and_with_the_lens_seate
     focus_at(env, 2 * f, defocus=0.003)
     assert rail(env).blur_diameter() > FOCUS_BLUR_M and not env.evaluator.tracker._open.get(FOCUSED)
     focus_at(env, 2 * f)
-    place_lens(env, (OBJECT_X + 2 * f, RAIL_Y, RAIL_TOP + HOLDER_FLOOR + LENS_HALF[2] + 0.02))  # lifted
+    lifted = RAIL_TOP + holder_floor(LENS_HALF) + LENS_HALF[2] + 0.02
+    place_lens(env, (OBJECT_X + 2 * f, RAIL_Y, lifted))
     env.wait(0.05)
     assert rail(env).seats["lens"] is None and math.isinf(rail(env).blur_diameter())
     assert not env.evaluator.tracker._open.get(FOCUSED)
@@ -294,7 +295,7 @@ def test_the_screen_is_sharp_in_focus_blurred_out_of_it_and_dimmer_at_higher_mag
 
 def test_every_part_is_drawn_and_the_lens_starts_in_its_stand(env: LabEnv) -> None:
     bench = rail(env)
-    assert bench.in_stand(env._world.data, bench.lenses[0]) and bench.seats["lens"] is None
+    assert bench.in_stand(env._world.data, bench.items[0]) and bench.seats["lens"] is None
     names = {env._model.body(i).name for i in range(env._model.nbody)}
     assert {"rail", "rail_scale", "lamp", "lens", "lens_stand", "lens_carriage", "screen_carriage"} <= names
     assert mujoco.mj_name2id(env._model, mujoco.mjtObj.mjOBJ_JOINT, "screen_slide") >= 0

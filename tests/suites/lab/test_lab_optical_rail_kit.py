@@ -34,13 +34,15 @@ def test_the_published_layout_is_where_the_scene_has_it(env: LabEnv) -> None:
     post_top = [post.xpos[0], post.xpos[1], post.xpos[2] + model.geom("screen_post").size[2]]
     assert np.allclose(layout["screen_post"], post_top, atol=1e-9)
     assert layout["screen_post_behind"][0] == pytest.approx(post.xpos[0] - data.geom("screen_face").xpos[0])
-    for lens in rail.lenses:
-        floor = data.geom(f"{lens.name}_stand_floor")
-        top = floor.xpos[2] + model.geom(f"{lens.name}_stand_floor").size[2]
-        assert np.allclose(layout[f"{lens.name}_stand"], [floor.xpos[0], floor.xpos[1], top], atol=1e-9)
-        frame, grip = data.geom(f"{lens.name}_frame"), data.geom(f"{lens.name}_stem")
-        assert layout["lens_frame_size"] == pytest.approx(2 * model.geom(f"{lens.name}_frame").size)
-        assert layout["lens_grip_above_centre"][0] == pytest.approx(grip.xpos[2] - frame.xpos[2], abs=1e-9)
+    for item in rail.items:
+        floor = data.geom(f"{item.name}_stand_floor")
+        top = floor.xpos[2] + model.geom(f"{item.name}_stand_floor").size[2]
+        assert np.allclose(layout[f"{item.name}_stand"], [floor.xpos[0], floor.xpos[1], top], atol=1e-9)
+        frame, grip = data.geom(f"{item.name}_frame"), data.geom(f"{item.name}_stem")
+        assert layout[f"{item.name}_size"] == pytest.approx(2 * model.geom(f"{item.name}_frame").size)
+        assert layout[f"{item.name}_grip_above_centre"][0] == pytest.approx(
+            grip.xpos[2] - frame.xpos[2], abs=1e-9
+        )
     published = [v for values in layout.values() for v in values]
     assert not any(np.isclose(v, rail.scale_zero_x, rtol=1e-9, atol=0) for v in published)  # it is read
     face = data.geom("rail_scale_face")

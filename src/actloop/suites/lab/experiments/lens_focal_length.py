@@ -75,7 +75,7 @@ INDEXES = ("object_index", "lens_index", "screen_index")
 def bench(instance: Instance) -> OpticalRail:
     """The optical rail of ``instance``: one lens, one lens carriage, the screen."""
     h = instance.hidden
-    lens = Lens("lens", h["f"], 0.50, h["principal_offset"])
+    lens = Lens(name="lens", focal_length=h["f"], stand_x=0.50, principal_offset=h["principal_offset"])
     return OpticalRail((lens,), (Carriage("lens", -0.05),), h["scale_offset"])
 
 

@@ -1,17 +1,18 @@
 """The optical rail: a raised rail along x with a printed millimetre scale, a lamp housing with an
 illuminated slide (the object) at its left end, carriages sliding on the rail (each a slide joint held by
-friction, with a red index mark hanging over the scale), holders that lenses are seated in, lens stands in
-front of the rail, and a translucent screen on its own carriage.
+friction, with a red index mark hanging over the scale), holders that items (lenses, glass blocks) are
+seated in (each holder takes items of one size), the items' stands in front of the rail, and a translucent
+screen on its own carriage.
 
 The image on the screen comes from the paraxial model (:mod:`physics.optics`): every lens seated in a
-carriage's holder is a thin lens at its principal plane; the screen's texture is redrawn before each frame
-from the model's state after the last physics step, the slide's pattern scaled by the chief-ray
-magnification, blurred by the blur circle and dimmed as the illuminance falls with the magnification. A lens
-counts as seated while it stands upright in a holder's slot, and then its frame's centre is over the
-holder's index mark (the slot's clearance only lets it in). A lens's principal plane (its two coincide: the
-lens is thin against the distances on the rail) sits its own distance from the frame's centre towards the
-screen, as it does in a real mount, where the glass's optical centre is not marked: object and image
-distances measured from the index mark are off by that distance, one longer and the other shorter. A
+carriage's holder is a thin lens at its principal plane, every glass block a plate; the screen's texture is
+redrawn before each frame from the model's state after the last physics step, the slide's pattern scaled by
+the chief-ray magnification, blurred by the blur circle and dimmed as the illuminance falls with the
+magnification. A lens counts as seated while it stands upright in a holder's slot, and then its frame's centre
+is over the holder's index mark (the slot's clearance only lets it in). A lens's principal plane (its two
+coincide: the lens is thin against the distances on the rail) sits its own distance from the frame's centre
+towards the screen, as it does in a real mount, where the glass's optical centre is not marked: object and
+image distances measured from the index mark are off by that distance, one longer and the other shorter. A
 holder carriage is moved by a grip block in front of the rail.
 
 Readings are the positions of the index marks on the scale (the slide's plane for the lamp, the holder's
@@ -28,11 +29,11 @@ from typing import ClassVar
 
 import mujoco
 import numpy as np
-from scipy.signal import fftconvolve
+from scipy.ndimage import gaussian_filter
 
 from actloop.sim.scene import TABLE_TOP_Z, WORLD_GEOM
 from actloop.suites.lab.instruments import InstrumentSpec, ScaleDisplay, Shown
-from actloop.suites.lab.physics.optics import Rail, ThinLens
+from actloop.suites.lab.physics.optics import Element, Plate, Rail, ThinLens
 from actloop.suites.lab.platforms.base import Platform, ReadingSite, published
 from actloop.suites.lab.platforms.spring_stand import MARK_CENTRE_M, ruler_texture
 from actloop.suites.lab.spec import Part
@@ -64,8 +65,8 @@ STEM_HALF = (0.01, 0.014, 0.012)
 firmly."""
 SLOT_CLEARANCE = 0.001
 WALL_HALF_X = 0.002
-HOLDER_FLOOR = AXIS_Z - LENS_HALF[2] - RAIL_TOP
-"""A carriage holder's floor above the rail top: a seated lens's centre is on the axis."""
+BLOCK_HALF_YZ = 0.02
+"""A glass block's cross-section (half sizes across the rail and up): 40 mm square."""
 STAND_Y = -0.10
 STAND_FLOOR_Z = 0.80
 KNOB_Y = RAIL_Y - 0.07
@@ -151,28 +152,70 @@ def focus_rule() -> str:
     )
 
 
+def holder_floor(slot: tuple[float, float, float]) -> float:
+    """A holder's floor above the rail top for items of half sizes ``slot``: a seated item's centre is on
+    the axis."""
+    return AXIS_Z - slot[2] - RAIL_TOP
+
+
 @dataclass(frozen=True)
 class Carriage:
     """A carriage on the rail: its name (its index instrument is ``<name>_index``), where it starts (world
-    x of its index) and whether it carries a lens holder; the screen carriage carries the screen."""
+    x of its index) and the half sizes of the items its holder takes (None for the screen carriage, which
+    carries the screen)."""
 
     name: str
     start_x: float
-    holder: bool = True
+    slot: tuple[float, float, float] | None = LENS_HALF
 
 
-@dataclass(frozen=True)
-class Lens:
-    """A lens that starts in its own stand: its name, focal length (m), the stand's x, and where its
-    principal plane lies from its frame's centre along the rail, towards the screen (m)."""
+@dataclass(frozen=True, kw_only=True)
+class Item:
+    """Something that starts upright in its own stand beside the rail and acts on the light once seated in a
+    carriage's holder of its size: its name, the stand's x, and where its optical plane lies from its
+    frame's centre along the rail, towards the screen (m)."""
 
     name: str
-    focal_length: float
     stand_x: float
     principal_offset: float = 0.0
 
+    @property
+    def half(self) -> tuple[float, float, float]:
+        """The frame's half sizes (along the rail, across it, up)."""
+        return LENS_HALF
 
-SCREEN = Carriage("screen", 0.25, holder=False)
+    def element(self, plane: float) -> Element:
+        """The optical element it is with its optical plane at world x ``plane``."""
+        raise NotImplementedError
+
+
+@dataclass(frozen=True, kw_only=True)
+class Lens(Item):
+    """A thin converging lens of focal length (m) in a square frame."""
+
+    focal_length: float
+
+    def element(self, plane: float) -> Element:
+        return ThinLens(plane, self.focal_length, LENS_APERTURE)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Block(Item):
+    """A plane-parallel glass block of thickness (m) and refractive index along the rail; its optical
+    plane is its centre."""
+
+    thickness: float
+    index: float
+
+    @property
+    def half(self) -> tuple[float, float, float]:
+        return (self.thickness / 2, BLOCK_HALF_YZ, BLOCK_HALF_YZ)
+
+    def element(self, plane: float) -> Element:
+        return Plate(plane - self.thickness / 2, self.thickness, self.index)
+
+
+SCREEN = Carriage("screen", 0.25, slot=None)
 
 
 def slide_pattern(px: int = SLIDE_PX) -> np.ndarray:
@@ -191,42 +234,42 @@ def _pattern(y: np.ndarray, z: np.ndarray) -> np.ndarray:
 
 def screen_image(rail: Rail | None, px: int = SCREEN_PX) -> np.ndarray:
     """What the screen shows (RGB uint8, seen from its front, +y to the right, up at the top): the slide's
-    image through the seated lenses, or only the ambient light when no lens forms one."""
+    image through the seated lenses, or only the ambient light when no lens forms one.
+
+    The blur is Gaussian with the blur circle's second moment (σ = diameter / 4): unlike a uniform disc,
+    whose spectrum changes sign, it lowers the contrast of every spatial frequency monotonically as the
+    blur circle grows, so no pattern sharpens again away from the image plane."""
     brightness = np.full((px, px), AMBIENT)
     if rail is not None and math.isfinite(rail.blur_diameter()):
         pitch = 2 * SCREEN_HALF / px
         scale = rail.screen_scale()
         gain = 0.8 * rail.illuminance(1.0) / UNIT_ILLUMINANCE
-        radius_px = min(rail.blur_diameter() / 2 / pitch, 2.0 * px)
-        margin = math.ceil(radius_px) + 1
+        sigma_px = min(rail.blur_diameter() / 4 / pitch, px / 2)
+        margin = math.ceil(4 * sigma_px) + 1
         n = px + 2 * margin
         coords = ((np.arange(n) + 0.5) - n / 2) * pitch
         if scale != 0.0:
             image = _pattern(coords[None, :] / scale, -coords[:, None] / scale)
-            if radius_px > 0.5:
-                r = math.ceil(radius_px)
-                yy, zz = np.mgrid[-r : r + 1, -r : r + 1]
-                disc = (yy * yy + zz * zz <= radius_px * radius_px).astype(float)
-                image = fftconvolve(image, disc / disc.sum(), mode="same")
+            image = gaussian_filter(image, sigma_px, mode="nearest", truncate=4.0)
             brightness = brightness + gain * image[margin : margin + px, margin : margin + px]
     level = np.clip(brightness, 0.0, 1.0)
     rgb = np.stack([level * 250, level * 248, level * 235], axis=-1)
     return rgb.astype(np.uint8)
 
 
-def _cradle_xml(prefix: str, z: float, geom: str) -> str:
-    """A lens holder whose floor's top is at height ``z`` in its body: a slot across the rail, open at the
-    top and at its ends, 2 mm wider than a lens frame."""
-    gap = LENS_HALF[0] + SLOT_CLEARANCE + WALL_HALF_X
-    half_y = LENS_HALF[1] + 0.004
+def _cradle_xml(prefix: str, z: float, slot: tuple[float, float, float]) -> str:
+    """A holder whose floor's top is at height ``z`` in its body: a slot across the rail, open at the top
+    and at its ends, 2 mm wider than the frames of half sizes ``slot``."""
+    gap = slot[0] + SLOT_CLEARANCE + WALL_HALF_X
+    half_y = slot[1] + 0.004
     colour = 'rgba="0.3 0.3 0.33 1"'
     return f"""
   <geom name="{prefix}_floor" type="box" size="{gap + WALL_HALF_X:.4f} {half_y} 0.003"
-        pos="0 0 {z - 0.003:.4f}" {colour} {geom}/>
+        pos="0 0 {z - 0.003:.4f}" {colour} {WORLD_GEOM}/>
   <geom name="{prefix}_wall_a" type="box" size="{WALL_HALF_X} {half_y} 0.01" pos="{-gap:.4f} 0 {z + 0.01:.4f}"
-        {colour} {geom}/>
+        {colour} {WORLD_GEOM}/>
   <geom name="{prefix}_wall_b" type="box" size="{WALL_HALF_X} {half_y} 0.01" pos="{gap:.4f} 0 {z + 0.01:.4f}"
-        {colour} {geom}/>"""
+        {colour} {WORLD_GEOM}/>"""
 
 
 def _pointer_xml(name: str, x: float, z_top: float) -> str:
@@ -240,28 +283,26 @@ def _pointer_xml(name: str, x: float, z_top: float) -> str:
 
 
 class OpticalRail(Platform):
-    """The optical rail of one instance (see the module docstring): the lamp and its slide, ``lenses`` in
-    their stands, ``carriages`` with holders, and the screen carriage."""
+    """The optical rail of one instance (see the module docstring): the lamp and its slide, ``items``
+    (lenses, glass blocks) in their stands, ``carriages`` with holders, and the screen carriage."""
 
     drawn_as: ClassVar[dict[str, tuple[str, ...]]] = {
         "scale": ("rail_scale",),
         "lens": ("lens_frame", "lens_glass", "lens_stem"),
     }
 
-    def __init__(
-        self, lenses: tuple[Lens, ...], carriages: tuple[Carriage, ...], scale_offset: float
-    ) -> None:
-        self.lenses = lenses
+    def __init__(self, items: tuple[Item, ...], carriages: tuple[Carriage, ...], scale_offset: float) -> None:
+        self.items = items
         self.carriages = carriages
         self.sliders = (*carriages, SCREEN)
         """Every carriage on the rail, the screen's last."""
         self.scale_offset = scale_offset
         self.rail: Rail | None = None
         """The optics of the bench after the last physics step (None before the first)."""
-        self.seats: dict[str, str | None] = {lens.name: None for lens in lenses}
-        """The carriage each lens is seated in after the last physics step."""
+        self.seats: dict[str, str | None] = {item.name: None for item in items}
+        """The carriage each item is seated in after the last physics step."""
         self._joints: dict[str, int] = {}
-        self._lens_joints: dict[str, int] = {}
+        self._item_joints: dict[str, int] = {}
 
     @property
     def scale_zero_x(self) -> float:
@@ -269,9 +310,9 @@ class OpticalRail(Platform):
         return SCALE_NOMINAL_ZERO_X + self.scale_offset
 
     @staticmethod
-    def stand_seat(lens: Lens) -> tuple[float, float, float]:
-        """Where a lens's centre stands when it is seated in its stand."""
-        return (lens.stand_x, STAND_Y, STAND_FLOOR_Z + LENS_HALF[2])
+    def stand_seat(item: Item) -> tuple[float, float, float]:
+        """Where an item's centre stands when it is seated in its stand."""
+        return (item.stand_x, STAND_Y, STAND_FLOOR_Z + item.half[2])
 
     # --- scene ---
     def assets_xml(self) -> str:
@@ -304,7 +345,7 @@ class OpticalRail(Platform):
         )
         lamp_half = 0.03
         carriages = "\n".join(self._carriage_xml(c) for c in self.sliders)
-        lenses = "\n".join(self._lens_xml(lens) for lens in self.lenses)
+        items = "\n".join(self._item_xml(item) for item in self.items)
         return f"""
 <body name="rail" pos="0 0 0">
   {feet}
@@ -330,15 +371,16 @@ class OpticalRail(Platform):
   {_pointer_xml("object", 0.0, 0.006)}
 </body>
 {carriages}
-{lenses}"""
+{items}"""
 
     def _carriage_xml(self, carriage: Carriage) -> str:
         x0, x1 = RAIL_X
         name = carriage.name
-        top = HOLDER_FLOOR - 0.006 if carriage.holder else AXIS_Z - RAIL_TOP - SCREEN_HALF
-        if carriage.holder:
+        if carriage.slot is not None:
+            floor = holder_floor(carriage.slot)
+            top = floor - 0.006
             carried = (
-                _cradle_xml(f"{name}_holder", HOLDER_FLOOR, WORLD_GEOM)
+                _cradle_xml(f"{name}_holder", floor, carriage.slot)
                 + f"""
   <geom name="{name}_arm" type="box" size="0.006 {(RAIL_Y - KNOB_Y - 0.027) / 2:.4f} 0.005"
         pos="0 {(KNOB_Y - RAIL_Y - 0.027) / 2:.4f} 0.015" rgba="0.4 0.4 0.45 1" {WORLD_GEOM}/>
@@ -346,6 +388,7 @@ class OpticalRail(Platform):
         pos="0 {KNOB_Y - RAIL_Y:.4f} {KNOB_HALF[2] + 0.01:.4f}" rgba="0.3 0.3 0.35 1" {WORLD_GEOM}/>"""
             )
         else:
+            top = AXIS_Z - RAIL_TOP - SCREEN_HALF
             carried = f"""
   <geom name="screen_face" type="box" size="0.0015 {SCREEN_HALF} {SCREEN_HALF}" pos="0 0 {AXIS_Z - RAIL_TOP}"
         material="screen_mat" {WORLD_GEOM}/>
@@ -366,23 +409,31 @@ class OpticalRail(Platform):
   {_pointer_xml(name, 0.0, 0.0)}
 </body>"""
 
-    def _lens_xml(self, lens: Lens) -> str:
-        x, y, z = self.stand_seat(lens)
+    def _item_xml(self, item: Item) -> str:
+        x, y, z = self.stand_seat(item)
+        name, (hx, hy, hz) = item.name, item.half
         stand_half = (STAND_FLOOR_Z - 0.006 - TABLE_TOP_Z) / 2
+        if isinstance(item, Lens):
+            body = f"""
+  <geom name="{name}_frame" type="box" size="{hx} {hy} {hz}" mass="0.03" rgba="0.15 0.17 0.2 1"
+        friction="1 0.005 0.0001" {WORLD_GEOM}/>
+  <geom name="{name}_glass" type="cylinder" size="{LENS_APERTURE / 2} {hx + 0.0003}" zaxis="1 0 0"
+        rgba="0.7 0.85 0.95 0.6" contype="0" conaffinity="0" mass="0"/>"""
+        else:
+            body = f"""
+  <geom name="{name}_glass" type="box" size="{hx:.4f} {hy} {hz}" mass="0.1" rgba="0.75 0.88 0.95 0.55"
+        friction="1 0.005 0.0001" {WORLD_GEOM}/>"""
         return f"""
-<body name="{lens.name}_stand" pos="{x} {y} 0">
-  <geom name="{lens.name}_stand_block" type="box" size="0.02 0.035 {stand_half:.4f}"
+<body name="{name}_stand" pos="{x} {y} 0">
+  <geom name="{name}_stand_block" type="box" size="{max(0.02, hx + 0.006):.4f} 0.035 {stand_half:.4f}"
         pos="0 0 {TABLE_TOP_Z + stand_half:.4f}" rgba="0.3 0.3 0.33 1" {WORLD_GEOM}/>
-  {_cradle_xml(f"{lens.name}_stand", STAND_FLOOR_Z, WORLD_GEOM)}
+  {_cradle_xml(f"{name}_stand", STAND_FLOOR_Z, item.half)}
 </body>
-<body name="{lens.name}" pos="{x} {y} {z + 0.0005:.4f}">
-  <freejoint name="{lens.name}_free"/>
-  <geom name="{lens.name}_frame" type="box" size="{LENS_HALF[0]} {LENS_HALF[1]} {LENS_HALF[2]}" mass="0.03"
-        rgba="0.15 0.17 0.2 1" friction="1 0.005 0.0001" {WORLD_GEOM}/>
-  <geom name="{lens.name}_glass" type="cylinder" size="{LENS_APERTURE / 2} {LENS_HALF[0] + 0.0003}"
-        zaxis="1 0 0" rgba="0.7 0.85 0.95 0.6" contype="0" conaffinity="0" mass="0"/>
-  <geom name="{lens.name}_stem" type="box" size="{STEM_HALF[0]} {STEM_HALF[1]} {STEM_HALF[2]}"
-        pos="0 0 {LENS_HALF[2] + STEM_HALF[2]:.4f}" mass="0.005" rgba="0.15 0.17 0.2 1"
+<body name="{name}" pos="{x} {y} {z + 0.0005:.4f}">
+  <freejoint name="{name}_free"/>
+  {body}
+  <geom name="{name}_stem" type="box" size="{STEM_HALF[0]} {STEM_HALF[1]} {STEM_HALF[2]}"
+        pos="0 0 {hz + STEM_HALF[2]:.4f}" mass="0.005" rgba="0.15 0.17 0.2 1"
         friction="1 0.005 0.0001" {WORLD_GEOM}/>
 </body>"""
 
@@ -395,8 +446,8 @@ class OpticalRail(Platform):
         self._joints = {
             c.name: int(model.jnt_qposadr[model.joint(f"{c.name}_slide").id]) for c in self.sliders
         }
-        self._lens_joints = {
-            lens.name: int(model.jnt_qposadr[model.joint(f"{lens.name}_free").id]) for lens in self.lenses
+        self._item_joints = {
+            item.name: int(model.jnt_qposadr[model.joint(f"{item.name}_free").id]) for item in self.items
         }
         self.after_step(model, data)
 
@@ -405,41 +456,39 @@ class OpticalRail(Platform):
         start = next(c.start_x for c in self.sliders if c.name == name)
         return start + float(data.qpos[self._joints[name]])
 
-    def lens_pose(self, data: mujoco.MjData, name: str) -> tuple[np.ndarray, float]:
-        """A lens's centre (world) and its tilt from upright (rad)."""
-        adr = self._lens_joints[name]
+    def item_pose(self, data: mujoco.MjData, name: str) -> tuple[np.ndarray, float]:
+        """An item's centre (world) and its tilt from upright (rad)."""
+        adr = self._item_joints[name]
         w, qx, qy, _ = (float(v) for v in data.qpos[adr + 3 : adr + 7])
         up_z = 1.0 - 2.0 * (qx * qx + qy * qy)  # the body z axis's world z component
         norm = w * w + qx * qx + qy * qy + float(data.qpos[adr + 6]) ** 2
         tilt = math.acos(max(-1.0, min(1.0, up_z / norm)))
         return np.array(data.qpos[adr : adr + 3], dtype=float), tilt
 
-    def seated_in(self, data: mujoco.MjData, name: str) -> str | None:
-        """The carriage whose holder the lens stands in, or None."""
-        centre, tilt = self.lens_pose(data, name)
-        if tilt > SEAT_TILT_RAD:
-            return None
-        for carriage in self.carriages:
-            seat = (self.carriage_x(data, carriage.name), RAIL_Y, RAIL_TOP + HOLDER_FLOOR + LENS_HALF[2])
-            if all(abs(float(c) - s) <= tol for c, s, tol in zip(centre, seat, SEAT_TOLERANCE, strict=True)):
-                return carriage.name
-        return None
-
-    def in_stand(self, data: mujoco.MjData, lens: Lens) -> bool:
-        """Whether the lens stands upright in its own stand."""
-        centre, tilt = self.lens_pose(data, lens.name)
-        seat = self.stand_seat(lens)
+    def _upright_at(self, data: mujoco.MjData, item: Item, seat: tuple[float, float, float]) -> bool:
+        centre, tilt = self.item_pose(data, item.name)
         near = all(abs(float(c) - s) <= tol for c, s, tol in zip(centre, seat, SEAT_TOLERANCE, strict=True))
         return near and tilt <= SEAT_TILT_RAD
 
+    def seated_in(self, data: mujoco.MjData, item: Item) -> str | None:
+        """The carriage whose holder (of the item's size) the item stands in, or None."""
+        for carriage in self.carriages:
+            if carriage.slot == item.half:
+                seat_z = RAIL_TOP + holder_floor(carriage.slot) + item.half[2]
+                if self._upright_at(data, item, (self.carriage_x(data, carriage.name), RAIL_Y, seat_z)):
+                    return carriage.name
+        return None
+
+    def in_stand(self, data: mujoco.MjData, item: Item) -> bool:
+        """Whether the item stands upright in its own stand."""
+        return self._upright_at(data, item, self.stand_seat(item))
+
     def after_step(self, model: mujoco.MjModel, data: mujoco.MjData) -> None:
         elements = []
-        for lens in self.lenses:
-            self.seats[lens.name] = self.seated_in(data, lens.name)
-            holder = self.seats[lens.name]
-            if holder is not None:  # the slot centres a seated lens's frame over the index
-                plane = self.carriage_x(data, holder) + lens.principal_offset
-                elements.append(ThinLens(plane, lens.focal_length, LENS_APERTURE))
+        for item in self.items:
+            self.seats[item.name] = holder = self.seated_in(data, item)
+            if holder is not None:  # the slot centres a seated item's frame over the index
+                elements.append(item.element(self.carriage_x(data, holder) + item.principal_offset))
         self.rail = Rail(OBJECT_X, tuple(elements), self.carriage_x(data, SCREEN.name))
 
     def blur_diameter(self) -> float:
@@ -450,22 +499,22 @@ class OpticalRail(Platform):
     def layout(self) -> dict[str, list[float]]:
         """The slide's centre (the object on the optical axis), each carriage's index at the start (on the
         rail's top), each holder carriage's grip block centre and the screen post's top at the start, each
-        lens stand's slot floor, the scale face (y, and z of its marked top edge), a lens's frame size, how
-        far its grip's centre is above the frame's and the screen post's distance behind the screen. The
-        scale's zero is not published (it is read)."""
+        item's stand's slot floor, each item's frame size and how far its grip's centre is above the
+        frame's, the scale face (y, and z of its marked top edge) and the screen post's distance behind
+        the screen. The scale's zero is not published (it is read)."""
         positions = {
             "slide": [OBJECT_X, RAIL_Y, AXIS_Z],
             **{f"{c.name}_carriage": [c.start_x, RAIL_Y, RAIL_TOP] for c in self.sliders},
             **{
                 f"{c.name}_grip": [c.start_x, KNOB_Y, RAIL_TOP + KNOB_HALF[2] + 0.01]
                 for c in self.carriages
-                if c.holder
+                if c.slot is not None
             },
             "screen_post": [SCREEN.start_x + SCREEN_POST_X, RAIL_Y, RAIL_TOP + SCREEN_POST_TOP],
-            **{f"{lens.name}_stand": [lens.stand_x, STAND_Y, STAND_FLOOR_Z] for lens in self.lenses},
+            **{f"{item.name}_stand": [item.stand_x, STAND_Y, STAND_FLOOR_Z] for item in self.items},
+            **{f"{item.name}_size": [2 * h for h in item.half] for item in self.items},
+            **{f"{item.name}_grip_above_centre": [item.half[2] + STEM_HALF[2]] for item in self.items},
             "scale_face": [SCALE_FACE_Y, SCALE_EDGE_Z],
-            "lens_frame_size": [2 * h for h in LENS_HALF],
-            "lens_grip_above_centre": [LENS_HALF[2] + STEM_HALF[2]],
             "screen_post_behind": [SCREEN_POST_X],
         }
         return published(positions)

@@ -1,6 +1,6 @@
 """What every optical-rail experiment's evaluator watches: whether a lens is seated in a carriage's holder
 with the image on the screen in focus (and for how long), what the robot works (a lens, a carriage); L1-L3
-and the rail's restore rules (every lens upright in its stand and none off the bench; the robot holding
+and the rail's restore rules (every item upright in its stand and none off the bench; the robot holding
 nothing).
 
 An experiment's evaluator subclasses :class:`RailEvaluator` and adds L4 and its targets.
@@ -41,9 +41,9 @@ class RailEvaluator(BenchEvaluator[OpticalRail]):
         """Whether a lens stood seated with the image in focus for L2_HOLD_S."""
 
     def handled(self, watch: ContactWatch) -> frozenset[int]:
-        lenses = (lens.name for lens in self.platform.lenses)
+        items = (item.name for item in self.platform.items)
         carriages = (f"{c.name}_carriage" for c in self.platform.sliders)
-        return watch.geoms_of_bodies(*lenses, *carriages)
+        return watch.geoms_of_bodies(*items, *carriages)
 
     def focused(self) -> bool:
         """Whether a lens is seated and the image on the screen in focus now."""
@@ -77,14 +77,14 @@ class RailEvaluator(BenchEvaluator[OpticalRail]):
     def restore_problems(self, data: mujoco.MjData) -> list[str]:
         problems = []
         rail = self.platform
-        for lens in rail.lenses:
-            centre, tilt = rail.lens_pose(data, lens.name)
-            if off := on_the_bench(data, lens.name):
+        for item in rail.items:
+            centre, tilt = rail.item_pose(data, item.name)
+            if off := on_the_bench(data, item.name):
                 problems += off
-            elif not rail.in_stand(data, lens):
-                drift = math.dist((float(centre[0]), float(centre[1])), rail.stand_seat(lens)[:2])
+            elif not rail.in_stand(data, item):
+                drift = math.dist((float(centre[0]), float(centre[1])), rail.stand_seat(item)[:2])
                 problems.append(
-                    f"{lens.name} is not in its stand ({1000 * drift:.0f} mm from it, tilted "
+                    f"{item.name} is not in its stand ({1000 * drift:.0f} mm from it, tilted "
                     f"{math.degrees(tilt):.0f} degrees)"
                 )
         return problems

@@ -71,8 +71,8 @@ def solve(lab: Client, public: Mapping[str, float]) -> dict[str, Any]:
     for k in range(len(LENS_AT) + 2):  # 0.20 m, the LENS_AT multiples, the fitted last
         target = me.object_x + u
         if k == 0:
-            me.seat_lens()
-        me.move_lens(target)
+            me.seat("lens", "lens")
+        me.move_carriage("lens", target)
         me.grip_screen()
         v_guess = None
         if k > 0:  # where the image should be: from the first pair, then from the first three's fit
@@ -83,7 +83,7 @@ def solve(lab: Client, public: Mapping[str, float]) -> dict[str, Any]:
         if object_mm is None:
             seen, object_mm, _ = me.read(me.object_x)
             citations.append({"observation_id": seen, "instrument": "object_index", "value": object_mm})
-        seen_lens, lens_mm, me.lens_x = me.read(me.lens_x)
+        seen_lens, lens_mm, me.carriage_x["lens"] = me.read(me.carriage_x["lens"])
         seen_screen, screen_mm, me.screen_x = me.read(me.screen_x)
         citations.append({"observation_id": seen_lens, "instrument": "lens_index", "value": lens_mm})
         citations.append({"observation_id": seen_screen, "instrument": "screen_index", "value": screen_mm})
@@ -96,7 +96,7 @@ def solve(lab: Client, public: Mapping[str, float]) -> dict[str, Any]:
         elif k == len(LENS_AT):
             f_fit, delta = fit_focal_length(pairs)
             u = LAST_AT * f_fit - delta
-    me.stand_lens()
+    me.unseat("lens", "lens")
     f = fit_focal_length(pairs)[0]
     if not math.isfinite(f):
         raise RuntimeError("the readings give no focal length")

@@ -1,6 +1,6 @@
-"""The optical rail's operator for reference experimenters: carry a lens between its stand and the lens
-carriage's holder, push the carriage by its grip block, hold the screen by its post and drag it to the
-sharpest image (gradient energy, the focus midway between the half-maximum crossings), and read an index
+"""The optical rail's operator for reference experimenters: carry an item (a lens, a glass block) between its
+stand and a carriage's holder, push a carriage by its grip block, hold the screen by its post and drag it to
+the sharpest image (gradient energy, the focus midway between the half-maximum crossings), and read an index
 mark on the scale from a level close-up. Every position comes from the bench's published layout.
 """
 
@@ -73,7 +73,8 @@ def focus(samples: list[tuple[float, float]]) -> float:
 
 
 class RailOperator(Operator):
-    """Works the optical rail of a connected client: one lens, its stand, the lens carriage and the screen."""
+    """Works the optical rail of a connected client: its items and their stands, the holder carriages and
+    the screen."""
 
     def __init__(self, lab: Client) -> None:
         super().__init__(lab)
@@ -81,12 +82,12 @@ class RailOperator(Operator):
         self.intrinsics = self.calibration["wrist"]["intrinsics"]
         self.ready = np.array(lab.state()["joints"])
         self.object_x, self.rail_y, self.axis_z = layout["slide"]
-        self.lens_x = layout["lens_carriage"][0]
-        self.screen_x = layout["screen_carriage"][0]
-        self.stand = layout["lens_stand"]
-        self.lens_half = layout["lens_frame_size"][2] / 2
-        self.grip_above_centre = layout["lens_grip_above_centre"][0]
-        _, self.knob_y, knob_z = layout["lens_grip"]
+        self.carriage_x = {
+            name.removesuffix("_carriage"): at[0] for name, at in layout.items() if name.endswith("_carriage")
+        }
+        """Where each holder carriage's index is (world x), as last set or read."""
+        self.screen_x = self.carriage_x.pop("screen")
+        _, self.knob_y, knob_z = layout[f"{next(iter(self.carriage_x))}_grip"]
         self.knob_z = knob_z + KNOB_ABOVE_CENTRE
         self.scale_face_y, scale_edge_z = layout["scale_face"]
         self.scale_view_z = scale_edge_z - SCALE_VIEW_BELOW_EDGE
@@ -133,11 +134,11 @@ class RailOperator(Operator):
             self.arm.line([*here["hand_position"][:2], SAFE_Z], here["hand_quaternion"])
         self.arm.joints_to(self.ready)
 
-    def _grip_lens(self, x: float, y: float, centre_z: float) -> None:
+    def _grip_item(self, item: str, x: float, y: float, centre_z: float) -> None:
         self._to_ready()
         self.lab.gripper(0.045)
         self.arm.line([x, y, SAFE_Z], DOWN)
-        self.arm.line([x, y, centre_z + self.grip_above_centre + GC_OFFSET])
+        self.arm.line([x, y, centre_z + self.layout[f"{item}_grip_above_centre"][0] + GC_OFFSET])
         self.lab.gripper(0.0)
 
     def _let_go(self) -> None:
@@ -145,35 +146,40 @@ class RailOperator(Operator):
         here = self.lab.state()["hand_position"]
         self.arm.line([here[0], here[1], SAFE_Z])
 
-    def seat_lens(self) -> None:
-        """Carry the lens from its stand into the holder of the lens carriage."""
-        (sx, sy, floor), rail_y = self.stand, self.rail_y
-        self._grip_lens(sx, sy, floor + self.lens_half)
+    def seat(self, item: str, carriage: str) -> None:
+        """Carry ``item`` from its stand into the holder of ``carriage``."""
+        sx, sy, floor = self.layout[f"{item}_stand"]
+        x, rail_y = self.carriage_x[carriage], self.rail_y
+        self._grip_item(item, sx, sy, floor + self.layout[f"{item}_size"][2] / 2)
         self.arm.line([sx, sy, SAFE_Z])
-        self.arm.line([self.lens_x, CARRY_Y, SAFE_Z])
-        self.arm.line([self.lens_x, rail_y, SAFE_Z])
-        self.arm.line([self.lens_x, rail_y, self.axis_z + self.grip_above_centre + GC_OFFSET + 0.001])
+        self.arm.line([x, CARRY_Y, SAFE_Z])
+        self.arm.line([x, rail_y, SAFE_Z])
+        above = self.layout[f"{item}_grip_above_centre"][0]
+        self.arm.line([x, rail_y, self.axis_z + above + GC_OFFSET + 0.001])
         self._let_go()
 
-    def move_lens(self, x: float) -> None:
-        """Push the lens carriage by its grip block to ``x``; the seated lens rides in its holder."""
+    def move_carriage(self, carriage: str, x: float) -> None:
+        """Push ``carriage`` by its grip block to ``x``; a seated item rides in its holder."""
+        start = self.carriage_x[carriage]
         self._to_ready()
         self.lab.gripper(0.045)
-        self.arm.line([self.lens_x, self.knob_y, SAFE_Z], DOWN)
-        self.arm.line([self.lens_x, self.knob_y, self.knob_z + GC_OFFSET])
+        self.arm.line([start, self.knob_y, SAFE_Z], DOWN)
+        self.arm.line([start, self.knob_y, self.knob_z + GC_OFFSET])
         self.lab.gripper(0.0)
         self.arm.line([x, self.knob_y, self.knob_z + GC_OFFSET], DOWN)
-        self.lens_x = x
+        self.carriage_x[carriage] = x
         self._let_go()
 
-    def stand_lens(self) -> None:
-        """Put the lens back in its stand."""
-        (sx, sy, floor), rail_y = self.stand, self.rail_y
-        self._grip_lens(self.lens_x, rail_y, self.axis_z)
-        self.arm.line([self.lens_x, rail_y, SAFE_Z])
-        self.arm.line([self.lens_x, CARRY_Y, SAFE_Z])
+    def unseat(self, item: str, carriage: str) -> None:
+        """Put ``item`` back from the holder of ``carriage`` into its stand."""
+        sx, sy, floor = self.layout[f"{item}_stand"]
+        x, rail_y = self.carriage_x[carriage], self.rail_y
+        self._grip_item(item, x, rail_y, self.axis_z)
+        self.arm.line([x, rail_y, SAFE_Z])
+        self.arm.line([x, CARRY_Y, SAFE_Z])
         self.arm.line([sx, sy, SAFE_Z])
-        self.arm.line([sx, sy, floor + self.lens_half + self.grip_above_centre + GC_OFFSET + 0.002])
+        centre_z = floor + self.layout[f"{item}_size"][2] / 2
+        self.arm.line([sx, sy, centre_z + self.layout[f"{item}_grip_above_centre"][0] + GC_OFFSET + 0.002])
         self._let_go()
         self._to_ready()
 
@@ -202,13 +208,13 @@ class RailOperator(Operator):
         return sharpness(_image(self.lab.observe()))
 
     def find_focus(self, guess: float | None) -> float:
-        """The screen position of the sharpest image (coarse steps out from the lens unless a guess is
-        given, then fine steps around the best, recentred on the best up to three times), with the screen
-        left there. Every fine step and the last
-        move go the same way along the rail, so the fingers' play on the post is always taken up alike."""
+        """The screen position of the sharpest image (coarse steps out from the last holder carriage unless
+        a guess is given, then fine steps around the best, recentred on the best up to three times), with
+        the screen left there. Every fine step and the last move go the same way along the rail, so the
+        fingers' play on the post is always taken up alike."""
         if guess is None:
             coarse: list[tuple[float, float]] = []
-            x = self.lens_x + MIN_V
+            x = max(self.carriage_x.values()) + MIN_V
             while x <= MAX_SCREEN_X:
                 coarse.append((x, self.sharpness_at(x)))
                 best = max(m for _, m in coarse)
