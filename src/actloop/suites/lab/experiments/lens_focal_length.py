@@ -86,7 +86,7 @@ class LensEvaluator(RailEvaluator):
         read = {v.citation.instrument for v in valid if isinstance(v.citation, ReadingCitation)}
         missing = [name for name in INDEXES if name not in read]
         return [
-            *self.focus_milestones(log, conditions),
+            *self.rail_milestones(log, conditions),
             Check("L4", not missing, "valid readings of every index" if not missing
                   else f"no valid reading of {', '.join(missing)}"),
         ]  # fmt: skip

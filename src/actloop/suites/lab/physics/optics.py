@@ -6,8 +6,10 @@ object ray to that plane: the image of the slide is sharp where ``B = 0``, with 
 The aperture stop is the lens that limits the cone of rays from the object's axial point; its marginal ray
 gives the blur circle on the screen and the image-side cone angle that sets the illuminance.
 
-Diffraction patterns (grating orders, a single slit) are for later: they will be their own screen-pattern
-models beside :class:`Rail`, fed by the same element positions.
+Diffraction (a laser's beam through a grating or a single slit) is far-field: :class:`Grating` puts its
+orders as spots where the grating equation sends them, :class:`Slit` spreads the beam by its Fraunhofer
+intensity; both are exact in the angle (no small-angle approximation), the screen a distance L downstream
+showing a ray at angle θ at L tan θ from the axis.
 """
 
 from __future__ import annotations
@@ -167,3 +169,54 @@ class Rail:
         before scaling it by :meth:`screen_scale`; divide by the slide's pixel pitch for pixels."""
         scale = self.screen_scale()
         return math.inf if scale == 0.0 else self.blur_diameter() / abs(scale)
+
+
+@dataclass(frozen=True)
+class Grating:
+    """A transmission grating at ``position`` (m) with ``lines_per_m`` rulings, its slits ``opening`` of the
+    period wide (the orders' strengths follow from it)."""
+
+    position: float
+    lines_per_m: float
+    opening: float = 1.0 / 3.0
+
+    def orders(self, wavelength: float, distance: float) -> list[tuple[int, float, float]]:
+        """Every order m that leaves the grating (|m λ / d| < 1) as (m, its offset on a screen ``distance``
+        downstream (m, towards +y for m > 0), its power relative to the straight-through beam's): the
+        grating equation sin θ = m λ N, a spot at L tan θ, power sinc²(m · opening) of the slits' envelope."""
+        highest = math.ceil(1.0 / (wavelength * self.lines_per_m)) - 1
+        spots = []
+        for m in range(-highest, highest + 1):
+            sine = m * wavelength * self.lines_per_m
+            spots.append((m, distance * sine / math.sqrt(1.0 - sine * sine), _sinc2(m * self.opening)))
+        return spots
+
+
+@dataclass(frozen=True)
+class Slit:
+    """A single slit of ``width`` (m) at ``position`` (m)."""
+
+    position: float
+    width: float
+
+    def intensity(self, offset: float, wavelength: float, distance: float) -> float:
+        """Fraunhofer intensity on a screen ``distance`` downstream at ``offset`` from the axis, relative to
+        the centre's: sinc²(a sin θ / λ) with tan θ = offset / distance (zero where a sin θ = m λ, m ≠ 0)."""
+        sine = offset / math.hypot(offset, distance)
+        return _sinc2(self.width * sine / wavelength)
+
+    def dark_fringe(self, order: int, wavelength: float, distance: float) -> float:
+        """The offset of the dark fringe of ``order`` (≠ 0, sign for the side) on the screen."""
+        sine = order * wavelength / self.width
+        return distance * sine / math.sqrt(1.0 - sine * sine)
+
+
+Diffracting = Grating | Slit
+
+
+def _sinc2(x: float) -> float:
+    """(sin πx / πx)²."""
+    if x == 0.0:
+        return 1.0
+    value = math.sin(math.pi * x) / (math.pi * x)
+    return value * value

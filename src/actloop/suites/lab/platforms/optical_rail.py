@@ -33,7 +33,7 @@ from scipy.ndimage import gaussian_filter
 
 from actloop.sim.scene import TABLE_TOP_Z, WORLD_GEOM
 from actloop.suites.lab.instruments import InstrumentSpec, ScaleDisplay, Shown
-from actloop.suites.lab.physics.optics import Element, Plate, Rail, ThinLens
+from actloop.suites.lab.physics.optics import Diffracting, Element, Grating, Plate, Rail, Slit, ThinLens
 from actloop.suites.lab.platforms.base import Platform, ReadingSite, published
 from actloop.suites.lab.platforms.spring_stand import MARK_CENTRE_M, ruler_texture
 from actloop.suites.lab.spec import Part
@@ -78,7 +78,12 @@ SCREEN_POST_X = 0.04
 SCREEN_POST_TOP = 0.10
 """The screen carriage's grip: a square post 40 mm behind the screen, below the screen's lower edge, so a
 hand holding it from behind has its wrist camera level with the screen's centre."""
-SCREEN_PX = 256
+SCREEN_PX = 512
+SUPERSAMPLE = 2
+ANTIALIAS_PX = 0.7
+"""The screen's image is drawn at 2 × 2 points per pixel, blurred by at least ANTIALIAS_PX pixels (σ) and
+averaged over each pixel's area: its sharp edges do not alias, so its contrast changes smoothly (not by
+the pixel phase of each edge) as the image's scale changes."""
 SLIDE_HALF = 0.016
 SLIDE_SQUARE = 0.0025
 SLIDE_PX = 128
@@ -89,7 +94,10 @@ SEAT_TILT_RAD = 0.08
 slot's seat (x, y, z; anywhere along the slot with its centre over the floor) and it leans less than
 SEAT_TILT_RAD."""
 AMBIENT = 0.35
-"""Screen brightness (of full white) from the room and stray lamp light."""
+"""The screen's exposure from the room and stray lamp light."""
+EXPOSURE = 0.8
+"""A screen exposed to E shows 1 − exp(−E / EXPOSURE) of full white: brighter as the illuminance grows,
+saturating smoothly (a hard clip would give the image sharp edges of its own)."""
 UNIT_ILLUMINANCE = math.pi * ThinLens(0.0, 0.1, LENS_APERTURE).transmission * (LENS_APERTURE / 0.4) ** 2
 """The illuminance π τ u'² (for unit luminance) of one lens imaging at unit magnification 0.2 m from it;
 the image is drawn at 80 % of full white there, brighter or dimmer as the illuminance changes."""
@@ -184,7 +192,7 @@ class Item:
         """The frame's half sizes (along the rail, across it, up)."""
         return LENS_HALF
 
-    def element(self, plane: float) -> Element:
+    def element(self, plane: float) -> Element | Diffracting:
         """The optical element it is with its optical plane at world x ``plane``."""
         raise NotImplementedError
 
@@ -238,21 +246,23 @@ def screen_image(rail: Rail | None, px: int = SCREEN_PX) -> np.ndarray:
 
     The blur is Gaussian with the blur circle's second moment (σ = diameter / 4): unlike a uniform disc,
     whose spectrum changes sign, it lowers the contrast of every spatial frequency monotonically as the
-    blur circle grows, so no pattern sharpens again away from the image plane."""
+    blur circle grows, so no pattern sharpens again away from the image plane; an anti-aliasing blur and
+    area sampling (SUPERSAMPLE) keep the pixels from adding contrast of their own."""
     brightness = np.full((px, px), AMBIENT)
-    if rail is not None and math.isfinite(rail.blur_diameter()):
-        pitch = 2 * SCREEN_HALF / px
+    if rail is not None and math.isfinite(rail.blur_diameter()) and rail.screen_scale() != 0.0:
+        fine = px * SUPERSAMPLE
+        pitch = 2 * SCREEN_HALF / fine
         scale = rail.screen_scale()
         gain = 0.8 * rail.illuminance(1.0) / UNIT_ILLUMINANCE
-        sigma_px = min(rail.blur_diameter() / 4 / pitch, px / 2)
-        margin = math.ceil(4 * sigma_px) + 1
-        n = px + 2 * margin
+        sigma = math.hypot(min(rail.blur_diameter() / 4 / pitch, fine / 2), ANTIALIAS_PX * SUPERSAMPLE)
+        margin = SUPERSAMPLE * (math.ceil(4 * sigma / SUPERSAMPLE) + 1)
+        n = fine + 2 * margin
         coords = ((np.arange(n) + 0.5) - n / 2) * pitch
-        if scale != 0.0:
-            image = _pattern(coords[None, :] / scale, -coords[:, None] / scale)
-            image = gaussian_filter(image, sigma_px, mode="nearest", truncate=4.0)
-            brightness = brightness + gain * image[margin : margin + px, margin : margin + px]
-    level = np.clip(brightness, 0.0, 1.0)
+        image = _pattern(coords[None, :] / scale, -coords[:, None] / scale)
+        image = gaussian_filter(image, sigma, mode="nearest", truncate=4.0)[margin:-margin, margin:-margin]
+        pixels = image.reshape(px, SUPERSAMPLE, px, SUPERSAMPLE).mean(axis=(1, 3))  # each pixel's area
+        brightness = brightness + gain * pixels
+    level = 1.0 - np.exp(-brightness / EXPOSURE)  # saturates smoothly, like film
     rgb = np.stack([level * 250, level * 248, level * 235], axis=-1)
     return rgb.astype(np.uint8)
 
@@ -272,7 +282,7 @@ def _cradle_xml(prefix: str, z: float, slot: tuple[float, float, float]) -> str:
         {colour} {WORLD_GEOM}/>"""
 
 
-def _pointer_xml(name: str, x: float, z_top: float) -> str:
+def pointer_xml(name: str, x: float, z_top: float) -> str:
     """A red index mark at ``x`` (in its body) hanging from ``z_top`` over the scale's marks."""
     half = (z_top - (SCALE_EDGE_Z - RAIL_TOP - 0.008)) / 2
     return (
@@ -290,6 +300,8 @@ class OpticalRail(Platform):
         "scale": ("rail_scale",),
         "lens": ("lens_frame", "lens_glass", "lens_stem"),
     }
+    screen_half: ClassVar[tuple[float, float]] = (SCREEN_HALF, SCREEN_HALF)
+    """The screen face's half width (across the rail) and half height."""
 
     def __init__(self, items: tuple[Item, ...], carriages: tuple[Carriage, ...], scale_offset: float) -> None:
         self.items = items
@@ -298,7 +310,9 @@ class OpticalRail(Platform):
         """Every carriage on the rail, the screen's last."""
         self.scale_offset = scale_offset
         self.rail: Rail | None = None
-        """The optics of the bench after the last physics step (None before the first)."""
+        """The imaging optics of the bench after the last physics step (None before the first)."""
+        self.diffracting: tuple[Diffracting, ...] = ()
+        """The gratings and slits seated after the last physics step."""
         self.seats: dict[str, str | None] = {item.name: None for item in items}
         """The carriage each item is seated in after the last physics step."""
         self._joints: dict[str, int] = {}
@@ -343,7 +357,6 @@ class OpticalRail(Platform):
             f'pos="{x:.3f} {RAIL_Y} {TABLE_TOP_Z + foot:.4f}" rgba="0.25 0.25 0.28 1" {WORLD_GEOM}/>'
             for i, x in enumerate((x0 + 0.02, x1 - 0.02))
         )
-        lamp_half = 0.03
         carriages = "\n".join(self._carriage_xml(c) for c in self.sliders)
         items = "\n".join(self._item_xml(item) for item in self.items)
         return f"""
@@ -357,6 +370,14 @@ class OpticalRail(Platform):
   <geom name="rail_scale_face" type="box" size="0.012 0.0015 {half_len}" material="rail_scale_mat"
         {WORLD_GEOM}/>
 </body>
+{self._source_xml()}
+{carriages}
+{items}"""
+
+    def _source_xml(self) -> str:
+        """The lamp housing fixed to the rail with the slide (the object) at its right face."""
+        lamp_half = 0.03
+        return f"""
 <body name="lamp" pos="{OBJECT_X} {RAIL_Y} {RAIL_TOP}">
   <geom name="lamp_base" type="box" size="0.03 0.03 0.01" pos="-0.02 0 0.01" rgba="0.25 0.25 0.28 1"
         {WORLD_GEOM}/>
@@ -368,10 +389,22 @@ class OpticalRail(Platform):
         pos="-0.0005 0 {AXIS_Z - RAIL_TOP}" material="slide_mat" contype="0" conaffinity="0"/>
   <geom name="lamp_bracket" type="box" size="0.0015 0.003 0.003"
         pos="0 {POINTER_Y - RAIL_Y + 0.0035:.4f} 0.003" rgba="0.25 0.25 0.28 1" contype="0" conaffinity="0"/>
-  {_pointer_xml("object", 0.0, 0.006)}
-</body>
-{carriages}
-{items}"""
+  {pointer_xml("object", 0.0, 0.006)}
+</body>"""
+
+    def _screen_xml(self) -> str:
+        """The screen's face on the axis, the post behind it that a hand holds and its foot."""
+        return f"""{self._screen_face_xml()}
+  <geom name="screen_post" type="box" size="0.012 0.012 {(SCREEN_POST_TOP - 0.02) / 2:.4f}"
+        pos="{SCREEN_POST_X} 0 {(SCREEN_POST_TOP + 0.02) / 2:.4f}" rgba="0.35 0.35 0.4 1" {WORLD_GEOM}/>
+  <geom name="screen_foot" type="box" size="{SCREEN_POST_X / 2 + 0.006:.4f} 0.01 0.004"
+        pos="{SCREEN_POST_X / 2} 0 0.016" rgba="0.35 0.35 0.4 1" {WORLD_GEOM}/>"""
+
+    def _screen_face_xml(self) -> str:
+        half_y, half_z = self.screen_half
+        return f"""
+  <geom name="screen_face" type="box" size="0.0015 {half_y} {half_z}" pos="0 0 {AXIS_Z - RAIL_TOP}"
+        material="screen_mat" {WORLD_GEOM}/>"""
 
     def _carriage_xml(self, carriage: Carriage) -> str:
         x0, x1 = RAIL_X
@@ -388,14 +421,8 @@ class OpticalRail(Platform):
         pos="0 {KNOB_Y - RAIL_Y:.4f} {KNOB_HALF[2] + 0.01:.4f}" rgba="0.3 0.3 0.35 1" {WORLD_GEOM}/>"""
             )
         else:
-            top = AXIS_Z - RAIL_TOP - SCREEN_HALF
-            carried = f"""
-  <geom name="screen_face" type="box" size="0.0015 {SCREEN_HALF} {SCREEN_HALF}" pos="0 0 {AXIS_Z - RAIL_TOP}"
-        material="screen_mat" {WORLD_GEOM}/>
-  <geom name="screen_post" type="box" size="0.012 0.012 {(SCREEN_POST_TOP - 0.02) / 2:.4f}"
-        pos="{SCREEN_POST_X} 0 {(SCREEN_POST_TOP + 0.02) / 2:.4f}" rgba="0.35 0.35 0.4 1" {WORLD_GEOM}/>
-  <geom name="screen_foot" type="box" size="{SCREEN_POST_X / 2 + 0.006:.4f} 0.01 0.004"
-        pos="{SCREEN_POST_X / 2} 0 0.016" rgba="0.35 0.35 0.4 1" {WORLD_GEOM}/>"""
+            top = AXIS_Z - RAIL_TOP - self.screen_half[1]
+            carried = self._screen_xml()
         return f"""
 <body name="{name}_carriage" pos="{carriage.start_x} {RAIL_Y} {RAIL_TOP}">
   <joint name="{name}_slide" type="slide" axis="1 0 0" frictionloss="{CARRIAGE_FRICTION_N}" damping="5"
@@ -406,7 +433,7 @@ class OpticalRail(Platform):
   <geom name="{name}_rod" type="cylinder" size="0.006 {(top - 0.02) / 2:.4f}" pos="0 0 {(top + 0.02) / 2:.4f}"
         rgba="0.6 0.6 0.62 1" mass="0.05" {WORLD_GEOM}/>
   {carried}
-  {_pointer_xml(name, 0.0, 0.0)}
+  {pointer_xml(name, 0.0, 0.0)}
 </body>"""
 
     def _item_xml(self, item: Item) -> str:
@@ -484,12 +511,18 @@ class OpticalRail(Platform):
         return self._upright_at(data, item, self.stand_seat(item))
 
     def after_step(self, model: mujoco.MjModel, data: mujoco.MjData) -> None:
-        elements = []
+        imaging: list[Element] = []
+        diffracting: list[Diffracting] = []
         for item in self.items:
             self.seats[item.name] = holder = self.seated_in(data, item)
             if holder is not None:  # the slot centres a seated item's frame over the index
-                elements.append(item.element(self.carriage_x(data, holder) + item.principal_offset))
-        self.rail = Rail(OBJECT_X, tuple(elements), self.carriage_x(data, SCREEN.name))
+                element = item.element(self.carriage_x(data, holder) + item.principal_offset)
+                if isinstance(element, Grating | Slit):
+                    diffracting.append(element)
+                else:
+                    imaging.append(element)
+        self.rail = Rail(OBJECT_X, tuple(imaging), self.carriage_x(data, SCREEN.name))
+        self.diffracting = tuple(diffracting)
 
     def blur_diameter(self) -> float:
         """The blur circle on the screen (m) after the last step; infinite when no seated lens images."""
