@@ -1,11 +1,12 @@
 """The optical rail's kit: its published layout is the scene's and carries nothing hidden (the scale's zero
 is read, never published); its focus rule follows its constants; the screen's blur lowers contrast
-monotonically."""
+monotonically; T2's skills work its controls."""
 
 from __future__ import annotations
 
 import itertools
 from collections.abc import Iterator
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -14,6 +15,8 @@ from actloop.suites.lab.env import LabEnv
 from actloop.suites.lab.physics.optics import Rail, ThinLens
 from actloop.suites.lab.platforms import optical_rail
 from actloop.suites.lab.platforms.optical_rail import LENS_APERTURE, OpticalRail, screen_image
+from actloop.suites.lab.server import serving
+from actloop.suites.lab.workspace_files import load_client, load_skills
 
 
 @pytest.fixture(scope="module")
@@ -78,3 +81,46 @@ def test_the_screens_contrast_falls_monotonically_with_the_blur_circle(u: float)
         values = [energy(side * 0.0004 * k) for k in range(30)]
         assert all(b <= a * 1.005 for a, b in itertools.pairwise(values)), values
         assert values[-1] < 0.5 * values[0]
+
+
+def test_t2_skills_slide_the_carriages_and_seat_the_lens_and_stand_it_back(tmp_path: Path) -> None:
+    """The workspace's skills work the rail's controls: slide draws a carriage along the rail (it closes on
+    it from above, so the carriage also centres under the fingers), grasp, carry and place take the lens
+    from its stand into the holder and back."""
+    env = LabEnv("lens_focal_length", 1, level="T2")
+    rail = env.platform
+    assert isinstance(rail, OpticalRail)
+    skills = load_skills()
+    with serving(env) as server:
+        lab = load_client().Lab(server.url, server.token)
+        layout = lab.calibration()["layout"]
+
+        def at(name: str) -> float:
+            return server.run(lambda: {"x": rail.carriage_x(env.data, name)})["x"]
+
+        skills.slide(lab, "lens_carriage", [1.0, 0.0, 0.0], 0.05, across=True)
+        skills.slide(lab, "screen_carriage", [-1.0, 0.0, 0.0], 0.04, across=True)
+        lens_x, screen_x = at("lens"), at("screen")
+        assert 0.04 < lens_x - layout["lens_carriage"][0] < 0.08
+        assert 0.03 < layout["screen_carriage"][0] - screen_x < 0.07
+        stand_x, stand_y, floor = layout["lens_stand"]
+        held = skills.grasp(lab, "lens")  # lifted by the clearance from where the fingers closed
+        grip = (
+            held["hand_position"][2]
+            - skills.PAD_REACH
+            - skills.CLEARANCE
+            - floor
+            - layout["lens_size"][2] / 2
+        )
+        pads = layout["slide"][2] + grip  # the fingers' height on a lens seated on the axis
+        skills.carry(lab, [lens_x, 0.0, pads])
+        skills.place(lab, [lens_x, 0.0, pads + 0.001])
+        assert server.run(lambda: {"seat": rail.seats["lens"]})["seat"] == "lens"
+        skills.grasp(lab, "lens", camera="side")  # the front camera sees the seated lens behind the grip
+        skills.carry(lab, [stand_x, stand_y, floor + grip])
+        skills.place(lab, [stand_x, stand_y, floor + layout["lens_size"][2] / 2 + grip + 0.001])
+        lab.close()
+    assert rail.in_stand(env.data, rail.items[0]) and rail.seats["lens"] is None, rail.item_pose(
+        env.data, "lens"
+    )
+    assert abs(rail.carriage_x(env.data, "screen") - screen_x) < 0.002  # nothing carried knocked it

@@ -50,8 +50,9 @@ def _hand_at(pads: list[float]) -> list[float]:
     return [pads[0], pads[1], pads[2] + PAD_REACH]
 
 
-def grasp(lab: Any, part: str, camera: str = "front", across: bool = False) -> dict[str, Any]:
-    """Open, come down over the part, close on it below its top, and lift it by the clearance."""
+def _close_on(lab: Any, part: str, camera: str, across: bool) -> tuple[float, float, float, list[float]]:
+    """Open, come down over the part and close the finger pads on it below its top: (x, y, pads' height,
+    hand orientation)."""
     where = locate(lab, part, camera)
     x, y, _ = where["centroid"]
     orientation = DOWN_ACROSS if across else DOWN
@@ -59,15 +60,31 @@ def grasp(lab: Any, part: str, camera: str = "front", across: bool = False) -> d
     lab.move_hand(_hand_at([x, y, where["top"] + CLEARANCE]), orientation)
     pads_z = max(where["top"] - GRIP_DEPTH, where["bottom"] + FINGERTIP_CLEARANCE)
     lab.move_hand(_hand_at([x, y, pads_z]), orientation)
-    state = lab.gripper(0.0)
-    lab.move_hand(_hand_at([x, y, where["top"] + CLEARANCE]), orientation)
-    return state
+    lab.gripper(0.0)
+    return x, y, pads_z, orientation
+
+
+def grasp(lab: Any, part: str, camera: str = "front", across: bool = False) -> dict[str, Any]:
+    """Open, come down over the part, close on it below its top, and lift it by the clearance."""
+    top = locate(lab, part, camera)["top"]
+    x, y, _, orientation = _close_on(lab, part, camera, across)
+    return lab.move_hand(_hand_at([x, y, top + CLEARANCE]), orientation)
 
 
 def carry(lab: Any, above: list[float], across: bool = False) -> dict[str, Any]:
-    """Move what the hand holds to the clearance height above the point ``above``."""
+    """Move what the hand holds to the clearance height above the point ``above``: up first if that is
+    higher, across at the higher of the two heights, then down (what hangs from the fingers clears what
+    stands in between)."""
     x, y, z = above
-    return lab.move_hand(_hand_at([x, y, z + CLEARANCE]), DOWN_ACROSS if across else DOWN)
+    orientation = DOWN_ACROSS if across else DOWN
+    target = _hand_at([x, y, z + CLEARANCE])
+    here = lab.state()["hand_position"]
+    high = max(here[2], target[2])
+    if here[2] < high:
+        lab.move_hand([here[0], here[1], high], orientation)
+    if high > target[2]:
+        lab.move_hand([x, y, high], orientation)
+    return lab.move_hand(target, orientation)
 
 
 def place(lab: Any, at: list[float], across: bool = False) -> dict[str, Any]:
@@ -122,6 +139,17 @@ def push(
     return stroke(lab, _hand_at([end[0], end[1], where["top"] + 0.05]), DOWN)
 
 
-def slide(lab: Any, part: str, along: list[float], distance: float, camera: str = "front") -> dict[str, Any]:
-    """Slide a carriage or slider along its rail: a push along the rail's direction ``along``."""
-    return push(lab, part, along, distance, camera)
+def slide(
+    lab: Any, part: str, along: list[float], distance: float, camera: str = "front", across: bool = False
+) -> dict[str, Any]:
+    """Slide a carriage or slider along its rail: close on it from above, draw the hand ``distance``
+    along the horizontal direction ``along``, let go and withdraw upwards."""
+    dx, dy = along[0], along[1]
+    norm = math.hypot(dx, dy)
+    if norm == 0:
+        raise ValueError("along must have a horizontal component")
+    x, y, pads_z, orientation = _close_on(lab, part, camera, across)
+    end = [x + dx / norm * distance, y + dy / norm * distance]
+    stroke(lab, _hand_at([end[0], end[1], pads_z]), orientation)
+    lab.gripper(0.08)
+    return stroke(lab, _hand_at([end[0], end[1], pads_z + CLEARANCE]), orientation)
