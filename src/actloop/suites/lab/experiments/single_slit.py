@@ -1,0 +1,148 @@
+"""#25 Single-slit width: the width a of a single slit from its Fraunhofer dark fringes on the laser rail.
+
+A laser at the rail's left end (its wavelength on the card) shines along the rail; a slit on a slide stands
+in a stand beside the rail's right end; a holder carriage takes the slide, and the wide screen on its own
+carriage shows the far-field pattern, sinc²(a sin θ / λ), with a printed millimetre scale on its back. The
+dark fringes m = ±1, ±2, … lie where a sin θ = m λ, at L tan θ from the central maximum on a screen a
+distance L from the slit (instruments ``dark_<m>``, read on the screen's scale). Hidden: a, the offset of the
+rail scale's zero, the offset of the screen scale's zero (the scale's number at the central maximum is
+not known beforehand) and the distance of the slit's plane from its frame's centre (which a seated slide
+has over the carriage's index mark), so L read from the index marks is off by that distance.
+
+Error budget (a = 50 to 120 µm, λ = 650 nm: the fringes 2.7 to 13 mm apart with the screen 0.2 to 0.55 m
+from the slit; the tolerance 1 %):
+
+- physics: the zeros are exact in the angle (a test checks the logged fringes against a sin θ = m λ to
+  1e-12 and the drawn screen dark there); none;
+- fringe readings: the scale is read to 0.5 mm (the card's resolution); a close-up of the screen's back
+  locates a dark fringe to about 0.03 mm against the printed ticks. The first fringes on both sides alone,
+  read to 0.5 mm, give the spacing from 5-13 mm: 2-5 % per reading (the naive shortcut); the slope of
+  position against m over ±1..±6 (twelve fringes) averages the readings and removes the screen scale's
+  offset: 0.1-0.3 % from 0.5 mm readings, under 0.1 % from close-ups;
+- distance: the slit's plane lies up to 3 mm either side of its index mark, up to 0.6 % of L at one
+  distance; the slopes at two screen distances give λ / a from their difference over the screen's
+  displacement (its two index readings, 0.1 mm each, 0.05 % of a 0.25 m displacement), which does not
+  contain the offset;
+- small angles: a = λ L / spacing misses the tan-versus-sin difference, up to 0.3 % at the sixth fringe
+  of the narrowest slit; fitting y_m = (L + δ) tan(asin(m λ / a)) + c removes it.
+
+Together about 0.2-0.3 % (1σ) for the standard design against the 1 % tolerance.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar
+
+from actloop.suites.lab.catalog import specify
+from actloop.suites.lab.evidence import Conditions, ReadingCitation, Verdict
+from actloop.suites.lab.experiment import Experiment
+from actloop.suites.lab.instance import Instance
+from actloop.suites.lab.instruments import InstrumentLog
+from actloop.suites.lab.platforms.laser_rail import LaserRail, SlitSlide, laser_parts
+from actloop.suites.lab.platforms.optical_rail import Carriage, carriage_parts, rail_parts
+from actloop.suites.lab.platforms.optical_rail_evaluation import DiffractionEvaluator
+from actloop.suites.lab.scoring import Check
+from actloop.suites.lab.spec import Parameter, Part, choice, log_uniform, uniform
+
+WAVELENGTH_M = 650e-9
+"""The laser's printed wavelength (a red diode laser)."""
+WIDTH = (50e-6, 120e-6)
+"""Slit widths drawn log-uniformly: no width guessed from the card is within 1 % of more than a fiftieth of
+the slits, and the sixth dark fringe of the narrowest stays on the screen with it 0.55 m from the slit."""
+PRINCIPAL_OFFSET = 0.003
+"""The slit's plane lies up to 3 mm either side of its frame's centre (the slit is cut in a plate that sits
+anywhere across the 6 mm thick frame)."""
+SLIT_X = -0.05
+"""The slit carriage starts in the rail's middle."""
+INDEXES = ("slit_index", "screen_index")
+
+SPEC = specify(
+    "single_slit",
+    question="Determine the width a of the single slit in the slit stand, in m.",
+    budget_s=900.0,
+    parameters=(
+        Parameter("a", "width of the slit", "m", log_uniform(*WIDTH)),
+        Parameter(
+            "scale_offset", "position of the rail scale's zero along the rail", "m", uniform(-0.004, 0.004)
+        ),
+        Parameter(
+            "screen_scale_offset",
+            "position of the screen scale's zero across the screen",
+            "m",
+            uniform(-0.004, 0.004),
+        ),
+        Parameter(
+            "principal_offset",
+            "distance of the slit's plane from its frame's centre, towards the screen",
+            "m",
+            uniform(-PRINCIPAL_OFFSET, PRINCIPAL_OFFSET),
+        ),
+        Parameter("wavelength", "the laser's printed wavelength", "m", choice(WAVELENGTH_M), public=True),
+    ),
+    parts=(
+        Part("rail", "a rail along the bench carrying the laser and the carriages", restore="fixed"),
+        rail_parts()[1],
+        *laser_parts("its wavelength is printed on it (this card's wavelength)"),
+        Part(
+            "slit",
+            "a single slit (a narrow vertical opening, its edges straight and parallel) in a lens-sized "
+            "frame with a grip on top; stands in the slit stand; the slit's plane is somewhere in the "
+            "frame's thickness, not marked",
+        ),
+        Part("slit_stand", "holds the slit beside the right end of the rail", restore="fixed"),
+        Part(
+            "slit_carriage",
+            "slides on the rail, pushed or pulled by the grip block in front of it; the slit set in its "
+            "holder is seated with its frame's centre on the beam above the index mark (slit_index)",
+            restore="any",
+        ),
+        carriage_parts()[2],
+    ),
+    rules=(
+        "A reading is the position of an index mark (object_index, slit_index or screen_index) on the "
+        "rail's scale, or of a dark fringe of the pattern on the screen's scale (dark_-6 ... dark_-1 on "
+        "the side of falling numbers, dark_+1 ... dark_+6 on the side of rising numbers, each numbered "
+        "from the central maximum), in mm, taken while the slit is seated in the carriage's holder.",
+    ),
+)
+
+
+class SlitRail(LaserRail):
+    """The laser rail with a slit: the card's slit is its slide and grip (not its stand or carriage)."""
+
+    drawn_as: ClassVar[dict[str, tuple[str, ...]]] = {
+        **LaserRail.drawn_as,
+        "slit": ("slit_glass", "slit_stem"),
+    }
+
+
+def bench(instance: Instance) -> SlitRail:
+    """The laser rail of ``instance``: the slit in its stand, its carriage and the screen."""
+    h = instance.hidden
+    slit = SlitSlide(name="slit", stand_x=0.50, principal_offset=h["principal_offset"], width=h["a"])
+    return SlitRail(
+        (slit,), (Carriage("slit", SLIT_X),), h["scale_offset"], instance.public["wavelength"],
+        h["screen_scale_offset"],
+    )  # fmt: skip
+
+
+class SlitEvaluator(DiffractionEvaluator):
+    """Scores the slit's width, from readings of dark fringes on both sides and of both index marks."""
+
+    def milestones(self, valid: Sequence[Verdict], log: InstrumentLog, conditions: Conditions) -> list[Check]:
+        read = {v.citation.instrument for v in valid if isinstance(v.citation, ReadingCitation)}
+        missing = [name for name in INDEXES if name not in read]
+        missing += [f"a dark fringe on the {side} side" for side, sign in (("minus", "-"), ("plus", "+"))
+                    if not any(name.startswith(f"dark_{sign}") for name in read)]  # fmt: skip
+        return [
+            *self.rail_milestones(log, conditions),
+            Check("L4", not missing, "valid readings of dark fringes on both sides and of both index marks"
+                  if not missing else f"no valid reading of {', '.join(missing)}"),
+        ]  # fmt: skip
+
+    def targets(self) -> dict[str, float]:
+        return {"a": self.instance.hidden["a"]}
+
+
+EXPERIMENT = Experiment(SPEC, bench, SlitEvaluator)
