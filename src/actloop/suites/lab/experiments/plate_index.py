@@ -129,8 +129,8 @@ class PlateRail(OpticalRail):
 def bench(instance: Instance) -> PlateRail:
     """The optical rail of ``instance``: a lens, a glass block, their carriages and the screen."""
     h = instance.hidden
-    lens = Lens(name="lens", focal_length=h["f"], stand_x=0.50)
-    block = Block(name="block", stand_x=0.42, thickness=instance.public["thickness"], index=h["n"])
+    lens = Lens(name="lens", focal_length=h["f"], stand_x=0.54)
+    block = Block(name="block", stand_x=0.46, thickness=instance.public["thickness"], index=h["n"])
     carriages = (Carriage("lens", LENS_X), Carriage("block", BLOCK_X, slot=block.half))
     return PlateRail((lens, block), carriages, h["scale_offset"])
 
