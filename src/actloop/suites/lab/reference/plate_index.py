@@ -7,7 +7,8 @@ again, then finds the sharpest image in fine steps (the operator's focus, midway
 crossings of the gradient energy); it lets go and reads the screen's index mark. It carries the block into
 the block carriage's holder, in the converging beam between the lens and the screen, focuses again near the
 first focus plus the shift a mid-range index would give, and reads the screen's and the lens's marks. The
-shift Δ of the screen's mark and the card's thickness t give n = 1 / (1 − Δ / t). It puts the block and the
+shift Δ of the screen's mark (each reading the mean of three close-ups) and the card's thickness t give
+n = 1 / (1 − Δ / t). It puts the block and the
 lens back in their stands and submits with the readings.
 
 What it knows besides the card is the bench's published layout, as any experimenter at the bench would;
@@ -46,6 +47,10 @@ APPROACH_SHORT = (0.0015, 0.0)
 """Each move of the approach stops this short of where the sharpness seen says the sharpest image is: the
 first on the steep part of the flank, 1.5 mm below, where the sharpness tells the distance to within
 0.1 mm (near the top it changes too little), the second there."""
+VIEW_SHIFT = 0.0008
+"""A screen reading is the mean of close-ups centred on the mark and this far either side: a reading from
+one close-up is off by up to 0.18 mm as the marks fall on the camera's pixels, the mean by a third of
+that."""
 RELEASE_WIDTH = 0.03
 """The fingers open this wide to let go of the screen's 24 mm post: opened wider at once, they knock the
 screen by up to a millimetre (a 3 % error in n) about one time in five; opened this far, by 0.06 mm at
@@ -102,32 +107,38 @@ class PlateOperator(RailOperator):
         self.arm.line(self._hold_point(x), HOLD_SCREEN)
         self.screen_x = x
 
-    def focus_and_read(self, guess: float | None) -> tuple[str, float]:
-        """Focus the screen (from ``guess``, or a coarse search), let go and read its index mark:
-        (observation, mm)."""
+    def read_screen(self) -> tuple[list[dict[str, Any]], float]:
+        """The screen's index mark read from close-ups centred on it and VIEW_SHIFT either side: the
+        citations of the readings and their mean (mm)."""
+        citations, values = [], []
+        for shift in (0.0, -VIEW_SHIFT, VIEW_SHIFT):
+            seen, value, found = self.read(self.screen_x + shift)
+            if shift == 0.0:
+                self.screen_x = found
+            citations.append({"observation_id": seen, "instrument": "screen_index", "value": value})
+            values.append(value)
+        return citations, sum(values) / len(values)
+
+    def focus_and_read(self, guess: float | None) -> tuple[list[dict[str, Any]], float]:
+        """Focus the screen (from ``guess``, or a coarse search), let go and read its index mark: the
+        readings' citations and their mean (mm)."""
         self.grip_screen()
         self.samples = []
         self.approach(self.find_focus(self.coarse_focus() if guess is None else guess))
         self.release_screen()
-        seen, value, self.screen_x = self.read(self.screen_x)
-        return seen, value
+        return self.read_screen()
 
 
 def solve(lab: Client, public: Mapping[str, float]) -> dict[str, Any]:
     """Measure, restore the bench and submit; returns the submission's answer."""
     me = PlateOperator(lab)
-    thickness_mm = 1000.0 * public["thickness"]
     me.seat("lens", "lens")
-    seen_without, without_mm = me.focus_and_read(None)
+    without, without_mm = me.focus_and_read(None)
     me.seat("block", "block")
-    seen_with, with_mm = me.focus_and_read(me.screen_x + public["thickness"] * (1.0 - 1.0 / MID_INDEX))
+    with_block, with_mm = me.focus_and_read(me.screen_x + public["thickness"] * (1.0 - 1.0 / MID_INDEX))
     seen_lens, lens_mm, _ = me.read(me.carriage_x["lens"])
     me.unseat("block", "block")
     me.unseat("lens", "lens")
-    shift = with_mm - without_mm
-    citations = [
-        {"observation_id": seen_without, "instrument": "screen_index", "value": without_mm},
-        {"observation_id": seen_with, "instrument": "screen_index", "value": with_mm},
-        {"observation_id": seen_lens, "instrument": "lens_index", "value": lens_mm},
-    ]
-    return lab.submit({"n": 1.0 / (1.0 - shift / thickness_mm)}, citations)
+    lens = {"observation_id": seen_lens, "instrument": "lens_index", "value": lens_mm}
+    n = 1.0 / (1.0 - (with_mm - without_mm) / (1000.0 * public["thickness"]))
+    return lab.submit({"n": n}, [*without, *with_block, lens])
