@@ -9,6 +9,7 @@ a close wrist camera has (as in the lens focal length's tests).
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -32,6 +33,8 @@ from actloop.suites.lab.platforms.optical_rail import (
     holder_floor,
 )
 from actloop.suites.lab.reference.ruler import read_ruler
+from actloop.suites.lab.server import serving
+from actloop.suites.lab.workspace_files import load_client, load_skills, write_workspace
 
 SEED = 3
 BLOCK_HALF = (0.025, 0.02, 0.02)
@@ -286,3 +289,28 @@ def test_the_card_states_the_thickness_and_what_counts_as_with_the_block() -> No
     assert "the glass block's printed thickness along the rail (`thickness`): 0.05 m" in card
     assert "with the block while the block is seated in a holder between the slide and the screen" in card
     assert "screen_index readings at 2 or more different states of the block (in the beam or not)" in card
+
+
+def test_t2_skills_seat_the_block_in_its_carriage(tmp_path: Path) -> None:
+    """T2 on this bench: the workspace's skills (T1 segmentation and planned motion) locate the block from
+    the wrist camera above its stand (the fixed cameras see its front face, off its centre), grasp it by its
+    grip, carry it over the block carriage's holder and set it in (its hang in the hand measured, as an agent
+    would look at it)."""
+    env = LabEnv("plate_index", SEED, level="T2")
+    seat_z = RAIL_TOP + holder_floor(BLOCK_HALF) + BLOCK_HALF[2]
+    skills = load_skills()
+    with serving(env) as server:
+        write_workspace(tmp_path, "card", server.url, server.token, "T2")
+        lab = load_client().Lab(server.url, server.token)
+        stand = lab.calibration()["layout"]["block_stand"]
+        lab.move_hand([stand[0], stand[1], 1.2], skills.DOWN)
+        skills.grasp(lab, "block", camera="wrist")
+        hand = skills.carry(lab, [BLOCK_X, RAIL_Y, seat_z - 0.04])["hand_position"]
+        held = server.run(lambda: {"at": [float(v) for v in env.data.body("block").xpos]})["at"]
+        pads_above_centre = hand[2] - skills.PAD_REACH - held[2]
+        skills.place(lab, [BLOCK_X - (held[0] - hand[0]), RAIL_Y - (held[1] - hand[1]),
+                           seat_z + pads_above_centre + 0.002])  # fmt: skip
+        lab.close()
+    env.wait(0.5)
+    assert rail(env).seats == {"lens": None, "block": "block"}, env.data.body("block").xpos
+    env.close()
