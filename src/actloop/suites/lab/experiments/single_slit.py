@@ -9,24 +9,23 @@ rail scale's zero, the offset of the screen scale's zero (the scale's number at 
 not known beforehand) and the distance of the slit's plane from its frame's centre (which a seated slide
 has over the carriage's index mark), so L read from the index marks is off by that distance.
 
-Error budget (a = 50 to 120 µm, λ = 650 nm: the fringes 2.7 to 13 mm apart with the screen 0.2 to 0.55 m
-from the slit; the tolerance 1 %):
+Error budget (a = 40 to 100 µm, λ = 650 nm, the slit's mark 0.10 m from the laser's and the screen where
+it starts, L about 0.40 m: the dark fringes 2.6 to 6.5 mm apart; the tolerance 1 %):
 
 - physics: the zeros are exact in the angle (a test checks the logged fringes against a sin θ = m λ to
-  1e-12 and the drawn screen dark there); none;
-- fringe readings: the scale is read to 0.5 mm (the card's resolution); a close-up of the screen's back
-  locates a dark fringe to about 0.03 mm against the printed ticks. The first fringes on both sides alone,
-  read to 0.5 mm, give the spacing from 5-13 mm: 2-5 % per reading (the naive shortcut); the slope of
-  position against m over ±1..±6 (twelve fringes) averages the readings and removes the screen scale's
-  offset: 0.1-0.3 % from 0.5 mm readings, under 0.1 % from close-ups;
-- distance: the slit's plane lies up to 3 mm either side of its index mark, up to 0.6 % of L at one
-  distance; the slopes at two screen distances give λ / a from their difference over the screen's
-  displacement (its two index readings, 0.1 mm each, 0.05 % of a 0.25 m displacement), which does not
-  contain the offset;
-- small angles: a = λ L / spacing misses the tan-versus-sin difference, up to 0.3 % at the sixth fringe
-  of the narrowest slit; fitting y_m = (L + δ) tan(asin(m λ / a)) + c removes it.
+  1e-12 and finds the drawn screen darkest there); none;
+- fringe readings: the card's resolution is 0.5 mm; a view of the screen's whole back from the wrist
+  camera (3.6 px per mm) locates a dark fringe to about 0.05 mm against the printed ticks. The first
+  fringe's distance from the central maximum, two readings to 0.5 mm, is 4-19 % off (the naive shortcut,
+  83 % of instances fail); the slope over the fringes ±1 to ±6 on both sides averages twelve readings and
+  drops the screen scale's unknown zero: 0.2-0.4 % (1σ) from 0.5 mm readings, 0.03 % from the camera's;
+- small angles: a = λ L / spacing misses tan θ against sin θ, up to 0.5 % at the sixth fringe of the
+  narrowest slit (a slope of y against m, 0.3 %); sin θ = y / √(y² + L²) or the exact y_m removes it;
+- distance: the slit's plane lies up to 1 mm either side of its index mark, up to 0.25 % of L; the two
+  index marks read to about 0.1 mm from close-ups, 0.04 %.
 
-Together about 0.2-0.3 % (1σ) for the standard design against the 1 % tolerance.
+Together under 0.3 % for the reference and under 0.7 % (99 % of instances) for the standard design read
+to the card's resolution, against the 1 % tolerance.
 """
 
 from __future__ import annotations
@@ -47,12 +46,13 @@ from actloop.suites.lab.spec import Parameter, Part, choice, log_uniform, unifor
 
 WAVELENGTH_M = 650e-9
 """The laser's printed wavelength (a red diode laser)."""
-WIDTH = (50e-6, 120e-6)
-"""Slit widths drawn log-uniformly: no width guessed from the card is within 1 % of more than a fiftieth of
-the slits, and the sixth dark fringe of the narrowest stays on the screen with it 0.55 m from the slit."""
-PRINCIPAL_OFFSET = 0.003
-"""The slit's plane lies up to 3 mm either side of its frame's centre (the slit is cut in a plate that sits
-anywhere across the 6 mm thick frame)."""
+WIDTH = (40e-6, 100e-6)
+"""Slit widths drawn log-uniformly: no width guessed from the card is within 1 % of more than a
+twentyfifth of the slits; the sixth dark fringe of the narrowest stays on the screen up to 0.5 m from the
+slit, and the fringes of the widest are still 9 px apart to the wrist camera at 0.4 m."""
+PRINCIPAL_OFFSET = 0.001
+"""The slit's plane lies up to 1 mm either side of its frame's centre (the slit is cut in a plate held
+somewhere in the middle of the 6 mm thick frame)."""
 SLIT_X = -0.05
 """The slit carriage starts in the rail's middle."""
 INDEXES = ("slit_index", "screen_index")
