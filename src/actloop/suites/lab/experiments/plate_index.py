@@ -22,19 +22,20 @@ left in place); an error dΔ in the shift is dn / n = n dΔ / t, 2.8-4.2 % of n 
   block moves it by t (1 − 1/n) to 1e-9 m, 1e-7 of the tolerance);
 - the printed thickness: exact (the block is made to it), none;
 - the scale's zero and the lens: common to both readings, none;
-- rail reading: a close-up of each index mark read to 0.1 mm (within 0.05 mm of the mark in trial runs);
-  two readings in Δ, at most 0.1 mm: 0.4 % of n (e 0.14). Read only to the card's 0.5 mm it would be up
-  to 1 mm, 4 % of n;
-- focus finding: the sharpest image by a contrast search lies within 0.02 mm of the image plane, but the
-  fingers holding the screen's post slip by 0.1-0.4 mm at every turn of the hand along the rail, so the
-  kit operator's search leaves the screen 0.03-0.34 mm short of it (up to 0.3 mm apart in Δ, 1.2 % of n,
-  e 0.4; one released instance in nine failed with it); approached only upwards after the search, by the
-  scan's flank, the screen stands 0.01-0.14 mm beyond the image, both times alike to 0.07 mm: 0.3 % of n;
+- rail reading: a close-up of an index mark read to 0.1 mm is off by up to 0.18 mm as the marks fall on the
+  camera's pixels; the mean of three close-ups 0.8 mm apart by about 0.06 mm; two readings in Δ, at most
+  0.1 mm: 0.4 % of n (e 0.14). Read only to the card's 0.5 mm it would be up to 1 mm, 4 % of n;
+- focus finding: the fingers holding the screen's post slip by 0.1-0.4 mm at every turn of the hand along
+  the rail, so the kit operator's contrast search, which turns back after its scan, leaves the screen
+  0.03-0.34 mm short of the image plane (up to 0.3 mm apart in Δ, 1.2 % of n, e 0.4; one of nine trial
+  instances failed with it); approached only upwards after the scan, placed by the sharpness seen on the
+  scan's steep flank, the screen stands 0.01-0.14 mm beyond the image, both times alike to 0.05 mm (14
+  trial focusings): 0.2 % of n;
 - the in-focus window (the card's bound) is ±1.4 % of the image distance, ±1.3-2.7 mm each time: a screen
   anywhere in it gives up to 5 mm in Δ, 15-20 % of n (the naive shortcut).
 
-Together at most about 0.7 % of n (e 0.25) against the 3 % tolerance; the reference's e over the released
-instances is in its manifest.
+Together at most about 0.6 % of n (e 0.2) against the 3 % tolerance; the reference's e over the 20
+released instances is at most 0.12 (mean 0.05).
 """
 
 from __future__ import annotations
