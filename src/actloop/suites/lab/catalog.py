@@ -390,7 +390,7 @@ CATALOG: tuple[CatalogEntry, ...] = (
         "advanced",
         ("c", "d"),
         "configure",
-        (_q("m", "magnification of the upright image", "", 0.03),),
+        (Quantity("m", "magnification of the upright image", "", 0.03, setpoint="M"),),
         "one observation with both lenses seated and the image in focus",
     ),
     CatalogEntry(
