@@ -113,12 +113,6 @@ SPEC = specify(
     parameters=_parameters(),
     parts=(
         *rail_parts(),
-        Part(
-            "slide",
-            "the object: a checkerboard of 2.5 mm squares with a clear arrow pointing up, in the lamp's "
-            "right face",
-            restore="fixed",
-        ),
         *(_lens_part(name) for name in LENSES),
         *(
             Part(f"{name}_stand", f"holds {name} beside the right end of the rail", restore="fixed")
@@ -134,6 +128,7 @@ SPEC = specify(
         ),
     ),
     rules=(
+        "The slide (the object) is a checkerboard of 2.5 mm squares with a clear arrow pointing up.",
         "A reading is the position of an index mark (object_index, near_index, far_index or screen_index) on "
         "the rail's scale, in mm, taken while a lens is seated in a holder and the image of the slide on the "
         "screen is in focus.",
