@@ -136,7 +136,7 @@ def test_the_relay_images_as_the_two_stage_closed_form() -> None:
                 assert bench.screen_scale() == pytest.approx(magnification, rel=1e-12)
                 assert bench.blur_diameter() < 1e-9
                 assert (
-                    planes[1] - planes[0] > 0.06 and position < 0.30
+                    planes[1] - planes[0] > 0.06 and position < 0.32
                 )  # carriages clear, the screen on the rail
 
 

@@ -8,7 +8,7 @@ image that the second images again (two inversions): m = m1 m2 with m_i = -v_i /
 conjugates. The card sets the magnification M; the agent leaves the bench with both lenses seated and the
 screen where the image is in focus and upright at magnification M.
 
-Hidden: each lens's focal length (different, 40-60 mm), each lens's principal-plane offset from its frame's
+Hidden: each lens's focal length (50-70 mm each), each lens's principal-plane offset from its frame's
 centre (which a seated lens has over its carriage's index mark; unmarked, as in #11) and the scale's zero
 offset. Placing the lenses by a nominal focal length, or by each lens's f from one object distance read
 with the index marks, leaves the magnification off by several per cent: each lens must be identified (f
@@ -53,8 +53,8 @@ from actloop.suites.lab.watch import Timeline, on_the_bench
 LENSES = ("lens_a", "lens_b")
 STAND_X = {"lens_a": 0.46, "lens_b": 0.54}
 CARRIAGES = (Carriage("near", -0.12), Carriage("far", 0.05))
-FOCAL_RANGE = (0.040, 0.060)
-MAGNIFICATION_RANGE = (0.7, 1.5)
+FOCAL_RANGE = (0.050, 0.070)
+MAGNIFICATION_RANGE = (0.7, 1.4)
 PRINCIPAL_OFFSET = (0.005, 0.012)
 """Each lens's principal plane lies 5 to 12 mm from its frame's centre towards the screen (as #11's)."""
 RELAY = "both lenses seated and image in focus"

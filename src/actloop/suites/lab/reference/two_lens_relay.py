@@ -2,8 +2,8 @@
 
 It parks the near carriage at the rail's left end and identifies each lens in the far carriage as #11's
 reference does (lens_a first, then lens_b, which stays seated): a first focused image from 80 mm, then the
-lens's index mark 4 f and 2 f from the slide's, then where the fit of the first three puts its principal
-plane 1.6 f from the slide (conjugates either side of u = v, which fix δ); f and the principal plane's
+lens's index mark 4.5 f and 2 f from the slide's, then where the fit of the first three puts its principal
+plane 1.5 f from the slide (conjugates either side of u = v, which fix δ); f and the principal plane's
 offset δ from the index mark fitted to the four conjugate pairs. It then sets the relay: the screen out of
 the way, lens_a seated in the near carriage at the compact relay's first position (its principal plane, mark
 plus δ), its index read back; lens_b's carriage placed for m2 = M / m1 with the first stage's m1 from that
@@ -37,13 +37,13 @@ carriage's way."""
 FIRST_U = 0.08
 """The first object distance (index mark from the slide's, m): the image lies beyond where the focus
 search starts (80 mm past the carriage) for every lens drawn."""
-LENS_AT = (4.0, 2.0)
+LENS_AT = (4.5, 2.0)
 """After the first pair, the lens's index mark is set these multiples of the first focal length from the
-slide's: magnifications of about 1/3 and 1, far enough apart to fix the principal plane's offset (pairs near
+slide's: magnifications of about 0.3 and 1, far enough apart to fix the principal plane's offset (pairs near
 u = v alone fix f but hardly δ, and the relay places each lens by its δ)."""
-LAST_AT = 1.6
+LAST_AT = 1.5
 """The last pair's principal plane (as the first three pairs' fit puts it) this multiple of their f from the
-slide: a magnification near 5/3, the other side of u = v."""
+slide: a magnification near 2, the other side of u = v."""
 PLACE_TOLERANCE = 0.0002
 PLACE_TRIES = 4
 
