@@ -35,8 +35,9 @@ PARK_X = -0.218
 """The near carriage's index while the lenses are identified: at the rail's left end, out of the far
 carriage's way."""
 FIRST_U = 0.08
-"""The first object distance (index mark from the slide's, m): the image lies beyond where the focus
-search starts (80 mm past the carriage) for every lens drawn."""
+"""The first and least object distance (index mark from the slide's, m): the image lies beyond where the
+focus search starts (80 mm past the carriage) for every lens drawn, and the far carriage's grip block stays
+50 mm from the parked near carriage's (the open fingers closing on one would catch the other)."""
 LENS_AT = (4.5, 2.0)
 """After the first pair, the lens's index mark is set these multiples of the first focal length from the
 slide's: magnifications of about 0.3 and 1, far enough apart to fix the principal plane's offset (pairs near
@@ -44,6 +45,8 @@ u = v alone fix f but hardly δ, and the relay places each lens by its δ)."""
 LAST_AT = 1.5
 """The last pair's principal plane (as the first three pairs' fit puts it) this multiple of their f from the
 slide: a magnification near 2, the other side of u = v."""
+SCREEN_AHEAD = 0.03
+"""Before a carriage moves towards the screen, the screen goes this far beyond where the image will be."""
 PLACE_TOLERANCE = 0.0002
 PLACE_TRIES = 4
 
@@ -102,16 +105,25 @@ class RelayBench:
         self.me.find_focus(guess)
         self.me.release_screen()
 
+    def clear_screen(self, x: float) -> None:
+        """Drag the screen to ``x`` unless it is already beyond it: a carriage pushed towards the screen
+        would push the screen along."""
+        if self.me.screen_x < x:
+            self.me.grip_screen()
+            self.me.sharpness_at(x)
+            self.me.release_screen()
+
     def identify(self, lens: str) -> tuple[float, float]:
         """(f, δ) of ``lens`` seated in the far carriage from four focused conjugate pairs."""
         me, pairs = self.me, list[tuple[float, float]]()
         f_first, u = math.nan, FIRST_U
         for k in range(len(LENS_AT) + 2):
-            me.move_carriage("far", me.object_x + u)
             guess = None
             if k > 0:
                 f_fit, delta = fit_focal_length(pairs) if len(pairs) >= 3 else (f_first, 0.0)
                 guess = me.object_x + u + delta + (u + delta) * f_fit / (u + delta - f_fit)
+                self.clear_screen(guess + SCREEN_AHEAD)
+            me.move_carriage("far", me.object_x + u)
             self.focus(guess)
             u_read = self.read_carriage("far")
             v_read = self.read_carriage("screen") - u_read
@@ -119,10 +131,10 @@ class RelayBench:
             if k == 0:
                 f_first = u_read * v_read / (u_read + v_read)
             if k < len(LENS_AT):
-                u = LENS_AT[k] * f_first
+                u = max(FIRST_U, LENS_AT[k] * f_first)
             elif k == len(LENS_AT):
                 f_fit, delta = fit_focal_length(pairs)
-                u = LAST_AT * f_fit - delta
+                u = max(FIRST_U, LAST_AT * f_fit - delta)
         return fit_focal_length(pairs)
 
     def place(self, carriage: str, distance: float) -> float:
@@ -150,9 +162,7 @@ def solve(lab: Client, public: Mapping[str, float]) -> dict[str, Any]:
     f2, d2 = bench.identify("lens_b")
     design = relay(f1, f2, magnification)
     far = design.u1 + design.gap - d2
-    me.grip_screen()  # the screen beyond where the far carriage and the image go
-    me.sharpness_at(me.object_x + design.u1 + design.gap + design.v2 + 0.03)
-    me.release_screen()
+    bench.clear_screen(me.object_x + design.u1 + design.gap + design.v2 + SCREEN_AHEAD)
     me.move_carriage("far", me.object_x + far)
     me.seat("lens_a", "near")
     u1 = bench.place("near", design.u1 - d1) + d1
