@@ -38,6 +38,8 @@ def test_the_built_experiments_are_the_modules_in_table_6_order() -> None:
         "lens_focal_length",
         "three_terminal_box",
         "rectifier_supply",
+        "single_slit",
+        "plate_index",
         "battery_emf",
         "thermistor_b",
         "dye_absorptivity",

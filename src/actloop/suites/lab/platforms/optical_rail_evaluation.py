@@ -83,14 +83,6 @@ class RailEvaluator(BenchEvaluator[OpticalRail]):
                   else f"no observation shows {names} readable with {self.condition}"),
         ]  # fmt: skip
 
-    # the names the evaluators used before the condition was generalized
-    focused = holds
-    focus_milestones = rail_milestones
-
-    @property
-    def focused_held(self) -> bool:
-        return self.held
-
     def restore_problems(self, data: mujoco.MjData) -> list[str]:
         problems = []
         rail = self.platform
