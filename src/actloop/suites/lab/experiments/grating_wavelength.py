@@ -93,7 +93,11 @@ SPEC = specify(
             uniform(-PRINCIPAL_OFFSET, PRINCIPAL_OFFSET),
         ),
         Parameter(
-            "lines_per_mm", "the grating's printed line density", "lines/mm", choice(LINES_PER_MM), public=True
+            "lines_per_mm",
+            "the grating's printed line density",
+            "lines/mm",
+            choice(LINES_PER_MM),
+            public=True,
         ),
     ),
     parts=(
