@@ -4,11 +4,11 @@ It carries the grating from its stand into the carriage's holder and pushes the 
 FAR and NEAR from the screen (which stays where it stands); at each it brings the wrist camera behind the
 screen where it is when the hand holds the screen's post (see :class:`SlitOperator`), sees the spots and
 the printed scale under them, reads the scale's ticks and the centres of orders −1 and +1 (see
-:func:`spots`), each column turned into millimetres between the ticks either side, and reads the grating
-carriage's index mark from a close-up of the rail's scale (the screen's once). Half the distance between the
-first orders, y = (L_mark − δ) tan θ, grows with the index marks' distance L_mark at the slope tan θ: the
-difference of the two settings drops the screen scale's zero and the grating plane's unknown distance δ
-from its mark. It puts the grating back in its stand and submits λ = sin(atan(tan θ)) / N.
+:func:`spots`), each column turned into millimetres by a cubic fitted over all the ticks, and reads the
+grating carriage's index mark from a close-up of the rail's scale (the screen's once). Half the distance
+between the first orders, y = (L_mark − δ) tan θ, grows with the index marks' distance L_mark at the slope
+tan θ: the difference of the two settings drops the screen scale's zero and the grating plane's unknown
+distance δ from its mark. It puts the grating back in its stand and submits λ = sin(atan(tan θ)) / N.
 
 What it knows besides the card is the bench's published layout; every value comes from the images.
 """
