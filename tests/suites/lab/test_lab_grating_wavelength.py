@@ -337,3 +337,20 @@ def test_t2_skills_slide_the_carriage_and_seat_the_grating_and_stand_it_back(tmp
     assert bench.in_stand(env.data, bench.items[0]) and bench.seats["grating"] is None
     assert abs(bench.carriage_x(env.data, "screen") - screen_x) < 0.002
     assert OBJECT_X < bench.carriage_x(env.data, "grating") < screen_x
+
+
+@pytest.mark.parametrize("mark_distance", [0.12, 0.30, 0.32])
+def test_both_first_orders_fall_on_the_screens_scale_for_every_instance(mark_distance: float) -> None:
+    """Where the carriages start (0.30 m) and at the reference's two settings, orders ±1 of the extreme
+    wavelengths, plane offsets and scale zeros are on the screen (readable) and within the printed
+    0-150 mm."""
+    from actloop.suites.lab.physics.optics import Grating
+    from actloop.suites.lab.platforms.laser_rail import FEATURE_MARGIN, SCREEN_HALF_WIDTH, SCREEN_SCALE_MM
+
+    for nm in (520.0, 680.0):
+        for plane in (-0.002, 0.002):
+            orders = Grating(plane, 300e3).orders(nm * 1e-9, mark_distance - plane)
+            y = max(offset for m, offset, _ in orders if m == 1)
+            assert y < SCREEN_HALF_WIDTH - FEATURE_MARGIN
+            for zero in (-4.0, 4.0):  # the beam's number on the screen's scale is 75 mm less the offset
+                assert 75.0 - zero - 1000 * y > 0.0 and 75.0 - zero + 1000 * y < SCREEN_SCALE_MM
