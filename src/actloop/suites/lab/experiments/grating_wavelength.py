@@ -23,10 +23,11 @@ Error budget (λ = 520 to 680 nm, N = 300 /mm: θ₁ = 9.0-11.8°, tan θ₁ = 0
   (or an order from order_0) drops it;
 - spot readings: two readings to the card's 0.5 mm give the half-separation (47-62 mm at L = 0.30 m) to
   at most 0.25 mm, 0.5 % (σ 0.2 %). The wrist camera's view of the screen's whole back (3.6 px per mm)
-  finds a spot's centroid to 0.01 px; a thin tick's column is off by up to 0.3 px (0.14 px rms) as it
+  finds a spot's centroid to 0.01 px; a thin tick's column is off by up to 0.2 px (0.14 px rms) as it
   falls on the pixels, so interpolating between the two ticks beside a spot leaves up to 0.05 mm, and
   (with the spots at different phases) a half-separation off by a few hundredths of a millimetre; a cubic
-  fitted over all 150 ticks reads the half-separation to about 0.01 mm;
+  fitted over all 150 ticks reads the half-separation to 0.003 mm (every spot reads the same 0.15 mm
+  below its logged value, which the half-separation drops);
 - distance: the grating's plane lies up to 2 mm either side of its index mark, up to 0.67 % of L = 0.30 m
   (a noticeable share of the tolerance); the two index marks read to 0.5 mm give L to 0.5 mm, 0.17 %.
   Readings at two distances (the half-separations' difference over the index marks' difference) drop
@@ -34,9 +35,10 @@ Error budget (λ = 520 to 680 nm, N = 300 /mm: θ₁ = 9.0-11.8°, tan θ₁ = 0
 
 The standard design (both first orders at one distance, L = 0.30 m from the index marks, the exact
 angle, everything read to 0.5 mm) misses by at most 0.9 % (99.9 % of instances within the tolerance). The
-reference reads the spots from the camera at two distances 0.20 m apart (Δy = 32-42 mm) and the index
-marks from close-ups to about 0.07 mm: 0.05 % from each, e at most 0.10 (mean 0.04) over the 20 released
-instances and 0.16 over 20 of a private set. Both first orders stay on the screen's scale (within 70 mm
+reference reads the spots from the camera at two distances 0.20 m apart (Δy = 32-42 mm, 0.01 % from the
+spots) and the index marks from close-ups to about 0.1 mm (their 0.2 m difference to 0.05-0.15 %, the
+larger part): e at most 0.10 (mean 0.04) over the 20 released instances and 0.16 over 20 of a private
+set. Both first orders stay on the screen's scale (within 70 mm
 of the beam) for every λ up to L = 0.33 m.
 """
 
