@@ -36,6 +36,7 @@ def test_the_built_experiments_are_the_modules_in_table_6_order() -> None:
         "black_box_resistor",
         "led_wavelength",
         "lens_focal_length",
+        "grating_wavelength",
         "three_terminal_box",
         "rectifier_supply",
         "single_slit",
