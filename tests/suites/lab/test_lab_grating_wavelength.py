@@ -32,8 +32,8 @@ from actloop.suites.lab.platforms.optical_rail import (
     holder_floor,
 )
 from actloop.suites.lab.reference.grating_wavelength import spots, to_mm, wavelength_nm
+from actloop.suites.lab.reference.laser_rail import screen_ticks
 from actloop.suites.lab.reference.motion import GC_OFFSET
-from actloop.suites.lab.reference.single_slit import ticks
 from actloop.suites.lab.server import serving
 from actloop.suites.lab.workspace_files import load_client, load_skills
 
@@ -163,7 +163,7 @@ def test_the_rendered_spots_lie_where_the_log_says() -> None:
         env._model.cam_fovy[env._model.camera("observer").id] = 50.0
         image = renderer.render_from(env._world.data, np.array(pose.position), pose.rotation())
         columns, row = spots(image)
-        read_back = to_mm(columns, *ticks(image, row))
+        read_back = to_mm(columns, *screen_ticks(image, row))
         true = rail(env).true_values(env._world.data)
         off = []
         for m, value in read_back.items():

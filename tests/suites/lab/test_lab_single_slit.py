@@ -30,8 +30,9 @@ from actloop.suites.lab.platforms.optical_rail import (
     SCREEN_POST_X,
     holder_floor,
 )
+from actloop.suites.lab.reference.laser_rail import screen_ticks
 from actloop.suites.lab.reference.motion import GC_OFFSET
-from actloop.suites.lab.reference.single_slit import beam_row, dark_fringes, fit_width, ticks, to_mm
+from actloop.suites.lab.reference.single_slit import beam_row, dark_fringes, fit_width, to_mm
 from actloop.suites.lab.server import serving
 from actloop.suites.lab.workspace_files import load_client, load_skills
 
@@ -148,7 +149,7 @@ def test_the_rendered_screen_is_dark_where_the_log_says() -> None:
         env._model.cam_fovy[env._model.camera("observer").id] = 50.0
         image = renderer.render_from(env._world.data, np.array(pose.position), pose.rotation())
         columns = dark_fringes(image)
-        marks, scale = ticks(image, beam_row(image))
+        marks, scale = screen_ticks(image, beam_row(image))
         read_back = to_mm(columns, marks, scale)
         true = rail(env).true_values(env._world.data)
         for m, value in read_back.items():

@@ -2,7 +2,7 @@
 
 It carries the grating from its stand into the carriage's holder and pushes the carriage to two places,
 FAR and NEAR from the screen (which stays where it stands); at each it brings the wrist camera behind the
-screen where it is when the hand holds the screen's post (see :class:`SlitOperator`), sees the spots and
+screen where it is when the hand holds the screen's post (see :class:`LaserRailOperator`), sees the spots and
 the printed scale under them, reads the scale's ticks and the centres of orders −1 and +1 (see
 :func:`spots`), each column turned into millimetres by a cubic fitted over all the ticks, and reads the
 grating carriage's index mark from a close-up of the rail's scale (the screen's once). Half the distance
@@ -21,9 +21,9 @@ from typing import Any
 
 import numpy as np
 
+from actloop.suites.lab.reference.laser_rail import LaserRailOperator, screen_ticks
 from actloop.suites.lab.reference.motion import Client
 from actloop.suites.lab.reference.optical_rail import _image
-from actloop.suites.lab.reference.single_slit import SlitOperator, ticks
 
 FAR = 0.32
 """The grating's index mark this far from the screen's (both first orders on the screen's scale for every
@@ -90,7 +90,7 @@ def read_spots(seen: Mapping[str, Any]) -> dict[int, float]:
     """Orders −1, 0 and +1 (mm on the screen's scale) in a view of the screen's back."""
     image = _image(dict(seen))
     columns, row = spots(image)
-    marks, values = ticks(image, row)
+    marks, values = screen_ticks(image, row)
     return to_mm(columns, marks, values)
 
 
@@ -103,7 +103,7 @@ def wavelength_nm(settings: list[tuple[float, float]], lines_per_mm: float) -> f
 
 def solve(lab: Client, public: Mapping[str, float]) -> dict[str, Any]:
     """Measure, restore the bench and submit; returns the submission's answer."""
-    me = SlitOperator(lab)
+    me = LaserRailOperator(lab)
     me.seat("grating", "grating")
     seen_screen, screen_mm, me.screen_x = me.read(me.screen_x)
     citations: list[dict[str, Any]] = [
