@@ -55,12 +55,17 @@ from actloop.suites.lab.experiment import Experiment
 from actloop.suites.lab.instance import Instance
 from actloop.suites.lab.instruments import InstrumentLog
 from actloop.suites.lab.platforms.base import Platform
-from actloop.suites.lab.platforms.laser_rail import GratingSlide, LaserRail, laser_parts
-from actloop.suites.lab.platforms.optical_rail import Carriage, carriage_parts, rail_parts
+from actloop.suites.lab.platforms.laser_rail import (
+    GratingSlide,
+    LaserRail,
+    laser_rail_parts,
+    offset_parameters,
+)
+from actloop.suites.lab.platforms.optical_rail import Carriage
 from actloop.suites.lab.platforms.optical_rail_evaluation import DiffractionEvaluator
 from actloop.suites.lab.record import Record
 from actloop.suites.lab.scoring import Check
-from actloop.suites.lab.spec import ExperimentSpec, Parameter, Part, choice, uniform
+from actloop.suites.lab.spec import ExperimentSpec, Parameter, choice, uniform
 from actloop.suites.lab.watch import Timeline
 
 WAVELENGTH_NM = (520.0, 680.0)
@@ -84,21 +89,7 @@ SPEC = specify(
     budget_s=900.0,
     parameters=(
         Parameter("lambda", "the laser's wavelength", "nm", uniform(*WAVELENGTH_NM)),
-        Parameter(
-            "scale_offset", "position of the rail scale's zero along the rail", "m", uniform(-0.004, 0.004)
-        ),
-        Parameter(
-            "screen_scale_offset",
-            "position of the screen scale's zero across the screen",
-            "m",
-            uniform(-0.004, 0.004),
-        ),
-        Parameter(
-            "principal_offset",
-            "distance of the grating's plane from its frame's centre, towards the screen",
-            "m",
-            uniform(-PRINCIPAL_OFFSET, PRINCIPAL_OFFSET),
-        ),
+        *offset_parameters("grating", PRINCIPAL_OFFSET),
         Parameter(
             "lines_per_mm",
             "the grating's printed line density",
@@ -107,24 +98,10 @@ SPEC = specify(
             public=True,
         ),
     ),
-    parts=(
-        Part("rail", "a rail along the bench carrying the laser and the carriages", restore="fixed"),
-        rail_parts()[1],
-        *laser_parts("its wavelength is not marked"),
-        Part(
-            "grating",
-            "a transmission grating (vertical lines, this card's line density) in a lens-sized frame with a "
-            "grip on top; stands in the grating stand; the grating's plane is somewhere in the frame's "
-            "thickness, not marked",
-        ),
-        Part("grating_stand", "holds the grating beside the right end of the rail", restore="fixed"),
-        Part(
-            "grating_carriage",
-            "slides on the rail, pushed or pulled by the grip block in front of it; the grating set in its "
-            "holder is seated with its frame's centre on the beam above the index mark (grating_index)",
-            restore="any",
-        ),
-        carriage_parts()[2],
+    parts=laser_rail_parts(
+        "its wavelength is not marked",
+        "grating",
+        "a transmission grating (vertical lines, this card's line density)",
     ),
     rules=(
         "A reading is the position of an index mark (object_index, grating_index or screen_index) on the "

@@ -38,11 +38,11 @@ from actloop.suites.lab.evidence import Conditions, ReadingCitation, Verdict
 from actloop.suites.lab.experiment import Experiment
 from actloop.suites.lab.instance import Instance
 from actloop.suites.lab.instruments import InstrumentLog
-from actloop.suites.lab.platforms.laser_rail import LaserRail, SlitSlide, laser_parts
-from actloop.suites.lab.platforms.optical_rail import Carriage, carriage_parts, rail_parts
+from actloop.suites.lab.platforms.laser_rail import LaserRail, SlitSlide, laser_rail_parts, offset_parameters
+from actloop.suites.lab.platforms.optical_rail import Carriage
 from actloop.suites.lab.platforms.optical_rail_evaluation import DiffractionEvaluator
 from actloop.suites.lab.scoring import Check
-from actloop.suites.lab.spec import Parameter, Part, choice, log_uniform, uniform
+from actloop.suites.lab.spec import Parameter, choice, log_uniform
 
 WAVELENGTH_M = 650e-9
 """The laser's printed wavelength (a red diode laser)."""
@@ -63,41 +63,13 @@ SPEC = specify(
     budget_s=900.0,
     parameters=(
         Parameter("a", "width of the slit", "m", log_uniform(*WIDTH)),
-        Parameter(
-            "scale_offset", "position of the rail scale's zero along the rail", "m", uniform(-0.004, 0.004)
-        ),
-        Parameter(
-            "screen_scale_offset",
-            "position of the screen scale's zero across the screen",
-            "m",
-            uniform(-0.004, 0.004),
-        ),
-        Parameter(
-            "principal_offset",
-            "distance of the slit's plane from its frame's centre, towards the screen",
-            "m",
-            uniform(-PRINCIPAL_OFFSET, PRINCIPAL_OFFSET),
-        ),
+        *offset_parameters("slit", PRINCIPAL_OFFSET),
         Parameter("wavelength", "the laser's printed wavelength", "m", choice(WAVELENGTH_M), public=True),
     ),
-    parts=(
-        Part("rail", "a rail along the bench carrying the laser and the carriages", restore="fixed"),
-        rail_parts()[1],
-        *laser_parts("its wavelength is printed on it (this card's wavelength)"),
-        Part(
-            "slit",
-            "a single slit (a narrow vertical opening, its edges straight and parallel) in a lens-sized "
-            "frame with a grip on top; stands in the slit stand; the slit's plane is somewhere in the "
-            "frame's thickness, not marked",
-        ),
-        Part("slit_stand", "holds the slit beside the right end of the rail", restore="fixed"),
-        Part(
-            "slit_carriage",
-            "slides on the rail, pushed or pulled by the grip block in front of it; the slit set in its "
-            "holder is seated with its frame's centre on the beam above the index mark (slit_index)",
-            restore="any",
-        ),
-        carriage_parts()[2],
+    parts=laser_rail_parts(
+        "its wavelength is printed on it (this card's wavelength)",
+        "slit",
+        "a single slit (a narrow vertical opening, its edges straight and parallel)",
     ),
     rules=(
         "A reading is the position of an index mark (object_index, slit_index or screen_index) on the "

@@ -41,10 +41,12 @@ from actloop.suites.lab.platforms.optical_rail import (
     Carriage,
     Item,
     OpticalRail,
+    carriage_parts,
     pointer_xml,
+    rail_parts,
 )
 from actloop.suites.lab.platforms.spring_stand import ruler_texture
-from actloop.suites.lab.spec import Part
+from actloop.suites.lab.spec import Parameter, Part, uniform
 
 SCREEN_HALF_WIDTH = 0.08
 SCREEN_HALF_HEIGHT = 0.03
@@ -103,10 +105,13 @@ class SlitSlide(Item):
         return Slit(plane, self.width)
 
 
-def laser_parts(wavelength_text: str) -> tuple[Part, ...]:
-    """The laser and the wide screen's scale, as the card describes them (``wavelength_text`` says what is
-    known of the laser's wavelength)."""
+def laser_rail_parts(wavelength_text: str, slide: str, slide_text: str) -> tuple[Part, ...]:
+    """The card's parts of a laser rail with one slide: the rail and its scale, the laser (``wavelength_text``
+    says what is known of its wavelength), the wide screen's scale, the slide (``slide_text`` says what it
+    is), its stand and its carriage, and the screen carriage."""
     return (
+        Part("rail", "a rail along the bench carrying the laser and the carriages", restore="fixed"),
+        rail_parts()[1],
         Part(
             "laser",
             f"a laser fixed at the rail's left end, its beam along the rail at the height of the carriages' "
@@ -122,6 +127,41 @@ def laser_parts(wavelength_text: str) -> tuple[Part, ...]:
             f"centimetres (the tick numbered 12 is 120 mm); a reading of a spot or fringe on it is cited in "
             f"mm",
             restore="fixed",
+        ),
+        Part(
+            slide,
+            f"{slide_text} in a lens-sized frame with a grip on top; stands in the {slide} stand; the "
+            f"{slide}'s plane is somewhere in the frame's thickness, not marked",
+        ),
+        Part(f"{slide}_stand", f"holds the {slide} beside the right end of the rail", restore="fixed"),
+        Part(
+            f"{slide}_carriage",
+            f"slides on the rail, pushed or pulled by the grip block in front of it; the {slide} set in its "
+            f"holder is seated with its frame's centre on the beam above the index mark ({slide}_index)",
+            restore="any",
+        ),
+        carriage_parts()[2],
+    )
+
+
+def offset_parameters(slide: str, plane_offset: float) -> tuple[Parameter, ...]:
+    """The laser rail's hidden offsets: the rail scale's zero, the screen scale's zero (4 mm either way) and
+    the ``slide``'s plane from its frame's centre (``plane_offset`` either way)."""
+    return (
+        Parameter(
+            "scale_offset", "position of the rail scale's zero along the rail", "m", uniform(-0.004, 0.004)
+        ),
+        Parameter(
+            "screen_scale_offset",
+            "position of the screen scale's zero across the screen",
+            "m",
+            uniform(-0.004, 0.004),
+        ),
+        Parameter(
+            "principal_offset",
+            f"distance of the {slide}'s plane from its frame's centre, towards the screen",
+            "m",
+            uniform(-plane_offset, plane_offset),
         ),
     )
 
