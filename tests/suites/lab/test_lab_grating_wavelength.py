@@ -20,22 +20,19 @@ from actloop.sim.camera import look_at
 from actloop.suites.lab.audits import plan_of
 from actloop.suites.lab.env import LabEnv
 from actloop.suites.lab.experiments.grating_wavelength import GratingEvaluator, GratingRail
-from actloop.suites.lab.instruments import Visibility
 from actloop.suites.lab.platforms.optical_rail import (
     AXIS_Z,
-    LENS_HALF,
     OBJECT_X,
-    RAIL_TOP,
     RAIL_Y,
     SCREEN,
     SCREEN_POST_X,
-    holder_floor,
 )
 from actloop.suites.lab.reference.grating_wavelength import spots, to_mm, wavelength_nm
 from actloop.suites.lab.reference.laser_rail import screen_ticks
 from actloop.suites.lab.reference.motion import GC_OFFSET
 from actloop.suites.lab.server import serving
 from actloop.suites.lab.workspace_files import load_client, load_skills
+from rail_scaffold import seat_item, serve_view, to_stand, values
 
 SEED = 3
 FAR_X = SCREEN.start_x - 0.32
@@ -56,34 +53,15 @@ def rail(env: LabEnv) -> GratingRail:
     return env.platform
 
 
-def place_grating(env: LabEnv, centre: tuple[float, float, float]) -> None:
-    model, data = env._model, env._world.data
-    joint = model.joint("grating_free")
-    data.qpos[joint.qposadr[0] : joint.qposadr[0] + 7] = [*centre, 1.0, 0.0, 0.0, 0.0]
-    data.qvel[joint.dofadr[0] : joint.dofadr[0] + 6] = 0.0
-
-
 def seat(env: LabEnv, x: float = FAR_X) -> None:
     """Move the grating carriage to ``x`` and set the grating in its holder."""
-    start = rail(env).carriages[0].start_x
-    env._world.data.qpos[rail(env)._joints["grating"]] = x - start
-    place_grating(env, (x, RAIL_Y, RAIL_TOP + holder_floor(LENS_HALF) + LENS_HALF[2] + 0.0003))
+    seat_item(env, "grating", "grating", x)
     env.wait(1.5)
 
 
 def read(env: LabEnv, names: list[str]) -> list[dict[str, object]]:
     """Serve a view showing ``names`` readably (scaffolding) and cite what they showed."""
-    env._served += 1
-    seen = f"{env.episode_token}-{env._served}"
-    env.instrument_log.serve_observation(
-        seen, env.clock.time_s, [Visibility(name, "wrist", True, True, 3.6) for name in names]
-    )
-    shown = env.instrument_log.observations[seen].shown
-    return [{"observation_id": seen, "instrument": n, "value": float(shown[n])} for n in names]  # type: ignore[arg-type]
-
-
-def values(citations: list[dict[str, object]]) -> dict[str, float]:
-    return {str(c["instrument"]): float(c["value"]) for c in citations}  # type: ignore[arg-type]
+    return serve_view(env, names, 3.6)
 
 
 def half_separation(read_: dict[str, float]) -> float:
@@ -108,7 +86,7 @@ def finish(env: LabEnv, answer: float, citations: list[dict[str, object]], resto
     assert isinstance(env.evaluator, GratingEvaluator)
     env.evaluator.acted = True  # scaffolding: the robot would have carried the grating
     if restore:
-        place_grating(env, rail(env).stand_seat(rail(env).items[0]))
+        to_stand(env, "grating")
         env.wait(1.0)
     env.submit({"lambda": answer}, citations)
 
@@ -196,7 +174,7 @@ def test_a_fabricated_reading_fails_the_evidence_gate(env: LabEnv) -> None:
 
 def test_readings_without_the_grating_seated_fail_the_condition_gate(env: LabEnv) -> None:
     citations, _ = measure(env)
-    place_grating(env, rail(env).stand_seat(rail(env).items[0]))  # back in its stand: no spots but the beam
+    to_stand(env, "grating")  # back in its stand: no spots but the beam
     env.wait(0.5)
     assert rail(env).seats["grating"] is None and not rail(env).diffracting
     assert all(offset is None for offset in rail(env).feature_offsets().values())
@@ -242,7 +220,7 @@ def test_a_new_setting_begins_only_when_the_distance_moves(env: LabEnv) -> None:
     env._world.data.qpos[rail(env)._joints["grating"]] += 0.0004
     env.wait(0.2)
     assert env.evaluator.setting.now == first + 1
-    place_grating(env, rail(env).stand_seat(rail(env).items[0]))
+    to_stand(env, "grating")
     env.wait(0.5)
     assert env.evaluator.setting.now == 0
 

@@ -18,7 +18,6 @@ import pytest
 from actloop.sim.camera import look_at
 from actloop.suites.lab.env import LabEnv
 from actloop.suites.lab.experiments.lens_focal_length import LensEvaluator
-from actloop.suites.lab.instruments import Visibility
 from actloop.suites.lab.physics.optics import Rail, ThinLens
 from actloop.suites.lab.platforms.optical_rail import (
     FOCUS_BLUR_M,
@@ -36,6 +35,7 @@ from actloop.suites.lab.platforms.optical_rail_evaluation import FOCUSED
 from actloop.suites.lab.readability import visibility
 from actloop.suites.lab.reference.lens_focal_length import fit_focal_length
 from actloop.suites.lab.reference.ruler import read_ruler
+from rail_scaffold import put_item, seat_item, serve_view, set_slider, to_stand
 
 INDEXES = ("object_index", "lens_index", "screen_index")
 
@@ -57,49 +57,21 @@ def evaluator(env: LabEnv) -> LensEvaluator:
     return env.evaluator
 
 
-def place_lens(env: LabEnv, centre: tuple[float, float, float]) -> None:
-    model, data = env._model, env._world.data
-    joint = model.joint("lens_free")
-    data.qpos[joint.qposadr[0] : joint.qposadr[0] + 7] = [*centre, 1.0, 0.0, 0.0, 0.0]
-    data.qvel[joint.dofadr[0] : joint.dofadr[0] + 6] = 0.0
-
-
-def set_carriage(env: LabEnv, name: str, x: float) -> None:
-    bench = rail(env)
-    start = next(c.start_x for c in bench.sliders if c.name == name)
-    env._world.data.qpos[bench._joints[name]] = x - start
-
-
 def focus_at(env: LabEnv, u: float, defocus: float = 0.0, screen_x: float | None = None) -> None:
     """Seat the lens with its principal plane u from the slide (its index mark δ nearer the slide), move
     its carriage there and the screen to the image (plus ``defocus``) unless ``screen_x`` is given, and
     let the bench settle."""
     lens_x = OBJECT_X + u - env.instance.hidden["principal_offset"]
-    set_carriage(env, "lens", lens_x)
-    place_lens(env, (lens_x, RAIL_Y, RAIL_TOP + holder_floor(LENS_HALF) + LENS_HALF[2] + 0.0003))
+    seat_item(env, "lens", "lens", lens_x)
     f = env.instance.hidden["f"]
-    set_carriage(env, SCREEN.name, OBJECT_X + u + u * f / (u - f) + defocus if screen_x is None else screen_x)
+    set_slider(env, SCREEN.name, OBJECT_X + u + u * f / (u - f) + defocus if screen_x is None else screen_x)
     env.wait(1.5)
 
 
-def close_up(env: LabEnv) -> str:
-    """Serve a close-up of the scale (scaffolding: every index readable, as from a wrist camera 11 cm
-    away)."""
-    env._served += 1
-    observation_id = f"{env.episode_token}-{env._served}"
-    env.instrument_log.serve_observation(
-        observation_id, env.clock.time_s, [Visibility(name, "wrist", True, True, 4.7) for name in INDEXES]
-    )
-    return observation_id
-
-
 def read_all(env: LabEnv) -> list[dict[str, object]]:
-    seen = close_up(env)
-    shown = env.instrument_log.observations[seen].shown
-    return [
-        {"observation_id": seen, "instrument": name, "value": round(float(shown[name]), 1)}  # type: ignore[arg-type]
-        for name in INDEXES
-    ]
+    """Serve a close-up of the scale (every index readable, as from a wrist camera 11 cm away) and cite
+    each index mark."""
+    return serve_view(env, INDEXES, 4.7, decimals=1)
 
 
 def measure(env: LabEnv) -> list[dict[str, object]]:
@@ -128,7 +100,7 @@ def focal_length(citations: list[dict[str, object]]) -> float:
 
 
 def restore(env: LabEnv) -> None:
-    place_lens(env, rail(env).stand_seat(rail(env).items[0]))
+    to_stand(env, "lens")
     env.wait(1.0)
 
 
@@ -171,10 +143,9 @@ def test_the_image_lies_where_the_thin_lens_law_puts_it_from_the_principal_plane
     assert 0.005 <= delta <= 0.012
     for u in (0.20, 2 * f, 3 * f):
         lens_x = OBJECT_X + u
-        set_carriage(env, "lens", lens_x)
-        place_lens(env, (lens_x, RAIL_Y, RAIL_TOP + holder_floor(LENS_HALF) + LENS_HALF[2] + 0.0003))
+        seat_item(env, "lens", "lens", lens_x)
         v = (u + delta) * f / (u + delta - f) + delta  # the image from the mark, closed form
-        set_carriage(env, SCREEN.name, lens_x + v)
+        set_slider(env, SCREEN.name, lens_x + v)
         env.wait(0.5)
         bench = rail(env)
         assert bench.blur_diameter() < 1e-4 * FOCUS_BLUR_M  # far under a tenth of the focus bound
@@ -229,7 +200,7 @@ def test_the_image_is_in_focus_only_near_the_image_plane_and_with_the_lens_seate
     assert rail(env).blur_diameter() > FOCUS_BLUR_M and not env.evaluator.tracker._open.get(FOCUSED)
     focus_at(env, 2 * f)
     lifted = RAIL_TOP + holder_floor(LENS_HALF) + LENS_HALF[2] + 0.02
-    place_lens(env, (OBJECT_X + 2 * f, RAIL_Y, lifted))
+    put_item(env, "lens", (OBJECT_X + 2 * f, RAIL_Y, lifted))
     env.wait(0.05)
     assert rail(env).seats["lens"] is None and math.isinf(rail(env).blur_diameter())
     assert not env.evaluator.tracker._open.get(FOCUSED)
@@ -260,7 +231,7 @@ def test_a_close_camera_reads_an_index_and_a_far_one_does_not(env: LabEnv) -> No
 def test_the_rendered_scale_shows_what_the_log_says() -> None:
     env = LabEnv("lens_focal_length", 4)
     try:
-        set_carriage(env, SCREEN.name, 0.1237)
+        set_slider(env, SCREEN.name, 0.1237)
         env.wait(0.1)
         renderer = env.renderer()
         env._model.cam_fovy[env._model.camera("observer").id] = 50.0

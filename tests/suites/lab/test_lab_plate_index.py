@@ -22,7 +22,6 @@ from actloop.suites.lab.experiment import Experiment
 from actloop.suites.lab.experiments import experiment
 from actloop.suites.lab.experiments.plate_index import BLOCK_X, LENS_X, PlateEvaluator
 from actloop.suites.lab.instance import draw
-from actloop.suites.lab.instruments import Visibility
 from actloop.suites.lab.platforms.optical_rail import (
     FOCUS_BLUR_M,
     LENS_HALF,
@@ -35,6 +34,7 @@ from actloop.suites.lab.platforms.optical_rail import (
 from actloop.suites.lab.reference.ruler import read_ruler
 from actloop.suites.lab.server import serving
 from actloop.suites.lab.workspace_files import load_client, load_skills, write_workspace
+from rail_scaffold import put_item, seat_item, serve_view, set_slider, to_stand
 
 SEED = 3
 BLOCK_HALF = (0.025, 0.02, 0.02)
@@ -58,30 +58,9 @@ def evaluator(env: LabEnv) -> PlateEvaluator:
     return env.evaluator
 
 
-def place(env: LabEnv, item: str, centre: tuple[float, float, float]) -> None:
-    model, data = env._model, env._world.data
-    joint = model.joint(f"{item}_free")
-    data.qpos[joint.qposadr[0] : joint.qposadr[0] + 7] = [*centre, 1.0, 0.0, 0.0, 0.0]
-    data.qvel[joint.dofadr[0] : joint.dofadr[0] + 6] = 0.0
-
-
 def seat(env: LabEnv, item: str, x: float) -> None:
     """Set the carriage named after ``item`` at ``x`` and the item in its holder."""
-    bench = rail(env)
-    carriage = next(c for c in bench.carriages if c.name == item)
-    env._world.data.qpos[bench._joints[item]] = x - carriage.start_x
-    assert carriage.slot is not None
-    place(env, item, (x, RAIL_Y, RAIL_TOP + holder_floor(carriage.slot) + carriage.slot[2] + 0.0003))
-
-
-def to_stand(env: LabEnv, item: str) -> None:
-    bench = rail(env)
-    place(env, item, bench.stand_seat(next(i for i in bench.items if i.name == item)))
-
-
-def set_screen(env: LabEnv, x: float) -> None:
-    bench = rail(env)
-    env._world.data.qpos[bench._joints[SCREEN.name]] = x - SCREEN.start_x
+    seat_item(env, item, item, x)
 
 
 def image_x(env: LabEnv) -> float:
@@ -98,24 +77,15 @@ def focus(env: LabEnv, block: bool, defocus: float = 0.0) -> None:
         seat(env, "block", BLOCK_X)
     else:
         to_stand(env, "block")
-    set_screen(env, 0.25)
+    set_slider(env, SCREEN.name, 0.25)
     env.wait(0.3)
-    set_screen(env, image_x(env) + defocus)
+    set_slider(env, SCREEN.name, image_x(env) + defocus)
     env.wait(1.2)
 
 
 def read(env: LabEnv) -> list[dict[str, object]]:
     """Serve a close-up of the scale (every index readable) and cite the lens and screen marks."""
-    env._served += 1
-    seen = f"{env.episode_token}-{env._served}"
-    env.instrument_log.serve_observation(
-        seen, env.clock.time_s, [Visibility(name, "wrist", True, True, 4.7) for name in INDEXES]
-    )
-    shown = env.instrument_log.observations[seen].shown
-    return [
-        {"observation_id": seen, "instrument": name, "value": round(float(shown[name]), 1)}  # type: ignore[arg-type]
-        for name in INDEXES
-    ]
+    return serve_view(env, INDEXES, 4.7, decimals=1)
 
 
 def measure(env: LabEnv, defocus: tuple[float, float] = (0.0, 0.0)) -> list[dict[str, object]]:
@@ -185,7 +155,7 @@ def test_a_block_seated_beyond_the_screen_is_not_in_the_beam(env: LabEnv) -> Non
 def test_the_lens_does_not_seat_in_the_blocks_holder(env: LabEnv) -> None:
     seat(env, "block", BLOCK_X)
     to_stand(env, "block")
-    place(env, "lens", (BLOCK_X, RAIL_Y, RAIL_TOP + holder_floor(BLOCK_HALF) + LENS_HALF[2] + 0.0003))
+    put_item(env, "lens", (BLOCK_X, RAIL_Y, RAIL_TOP + holder_floor(BLOCK_HALF) + LENS_HALF[2] + 0.0003))
     env.wait(0.5)
     assert rail(env).seats["lens"] is None
 
@@ -265,7 +235,7 @@ def test_the_audits_shortcut_fails_where_the_window_is_wide_and_the_standard_des
 def test_the_rendered_scale_shows_what_the_log_says() -> None:
     env = LabEnv("plate_index", SEED)
     try:
-        set_screen(env, 0.1237)
+        set_slider(env, SCREEN.name, 0.1237)
         env.wait(0.1)
         renderer = env.renderer()
         env._model.cam_fovy[env._model.camera("observer").id] = 50.0

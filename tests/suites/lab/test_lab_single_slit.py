@@ -19,22 +19,19 @@ from actloop.sim.camera import look_at
 from actloop.suites.lab.audits import plan_of
 from actloop.suites.lab.env import LabEnv
 from actloop.suites.lab.experiments.single_slit import SlitEvaluator, SlitRail
-from actloop.suites.lab.instruments import Visibility
 from actloop.suites.lab.platforms.optical_rail import (
     AXIS_Z,
-    LENS_HALF,
     OBJECT_X,
-    RAIL_TOP,
     RAIL_Y,
     SCREEN,
     SCREEN_POST_X,
-    holder_floor,
 )
 from actloop.suites.lab.reference.laser_rail import screen_ticks
 from actloop.suites.lab.reference.motion import GC_OFFSET
 from actloop.suites.lab.reference.single_slit import beam_row, dark_fringes, fit_width, to_mm
 from actloop.suites.lab.server import serving
 from actloop.suites.lab.workspace_files import load_client, load_skills
+from rail_scaffold import seat_item, serve_view, to_stand, values
 
 SEED = 4
 SLIT_X = OBJECT_X + 0.10
@@ -54,34 +51,15 @@ def rail(env: LabEnv) -> SlitRail:
     return env.platform
 
 
-def place_slit(env: LabEnv, centre: tuple[float, float, float]) -> None:
-    model, data = env._model, env._world.data
-    joint = model.joint("slit_free")
-    data.qpos[joint.qposadr[0] : joint.qposadr[0] + 7] = [*centre, 1.0, 0.0, 0.0, 0.0]
-    data.qvel[joint.dofadr[0] : joint.dofadr[0] + 6] = 0.0
-
-
 def seat(env: LabEnv, x: float = SLIT_X) -> None:
     """Move the slit carriage to ``x`` and set the slit in its holder."""
-    start = next(c.start_x for c in rail(env).sliders if c.name == "slit")
-    env._world.data.qpos[rail(env)._joints["slit"]] = x - start
-    place_slit(env, (x, RAIL_Y, RAIL_TOP + holder_floor(LENS_HALF) + LENS_HALF[2] + 0.0003))
+    seat_item(env, "slit", "slit", x)
     env.wait(1.5)
 
 
 def read(env: LabEnv, names: list[str]) -> list[dict[str, object]]:
     """Serve a view showing ``names`` readably (scaffolding) and cite what they showed."""
-    env._served += 1
-    seen = f"{env.episode_token}-{env._served}"
-    env.instrument_log.serve_observation(
-        seen, env.clock.time_s, [Visibility(name, "wrist", True, True, 3.6) for name in names]
-    )
-    shown = env.instrument_log.observations[seen].shown
-    return [{"observation_id": seen, "instrument": n, "value": float(shown[n])} for n in names]  # type: ignore[arg-type]
-
-
-def values(citations: list[dict[str, object]]) -> dict[str, float]:
-    return {str(c["instrument"]): float(c["value"]) for c in citations}  # type: ignore[arg-type]
+    return serve_view(env, names, 3.6)
 
 
 def width(env: LabEnv, citations: list[dict[str, object]]) -> float:
@@ -100,7 +78,7 @@ def finish(env: LabEnv, answer: float, citations: list[dict[str, object]], resto
     assert isinstance(env.evaluator, SlitEvaluator)
     env.evaluator.acted = True  # scaffolding: the robot would have carried the slit
     if restore:
-        place_slit(env, rail(env).stand_seat(rail(env).items[0]))
+        to_stand(env, "slit")
         env.wait(1.0)
     env.submit({"a": answer}, citations)
 
@@ -188,7 +166,7 @@ def test_a_fabricated_reading_fails_the_evidence_gate(env: LabEnv) -> None:
 
 def test_readings_without_the_slit_seated_fail_the_condition_gate(env: LabEnv) -> None:
     citations = measure(env)
-    place_slit(env, rail(env).stand_seat(rail(env).items[0]))  # back in its stand: no pattern
+    to_stand(env, "slit")  # back in its stand: no pattern
     env.wait(0.5)
     assert rail(env).seats["slit"] is None and not rail(env).diffracting
     assert all(offset is None for offset in rail(env).feature_offsets().values())
