@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -22,7 +21,6 @@ from actloop.suites.lab.env import LabEnv
 from actloop.suites.lab.experiments.grating_wavelength import GratingEvaluator, GratingRail
 from actloop.suites.lab.platforms.optical_rail import (
     AXIS_Z,
-    OBJECT_X,
     RAIL_Y,
     SCREEN,
     SCREEN_POST_X,
@@ -30,8 +28,6 @@ from actloop.suites.lab.platforms.optical_rail import (
 from actloop.suites.lab.reference.grating_wavelength import spots, to_mm, wavelength_nm
 from actloop.suites.lab.reference.laser_rail import screen_ticks
 from actloop.suites.lab.reference.motion import GC_OFFSET
-from actloop.suites.lab.server import serving
-from actloop.suites.lab.workspace_files import load_client, load_skills
 from rail_scaffold import seat_item, serve_view, to_stand, values
 
 SEED = 3
@@ -276,45 +272,6 @@ def test_the_card_hides_the_wavelength_and_prints_the_line_density() -> None:
     assert "order_-1 and order_-2 on the side of falling numbers" in card
     assert "the grating's plane is somewhere in the frame's thickness, not marked" in card
     assert all(f"{v:.4g}" not in card for v in instance.hidden.values())
-
-
-def test_t2_skills_slide_the_carriage_and_seat_the_grating_and_stand_it_back(tmp_path: Path) -> None:
-    """The workspace's skills work this bench's controls: slide draws the grating carriage along the rail,
-    grasp, carry and place take the grating from its stand into the holder (the spots appear on the wide
-    screen) and back, nothing carried knocking the screen."""
-    env = LabEnv("grating_wavelength", SEED, level="T2")
-    bench = rail(env)
-    skills = load_skills()
-    with serving(env) as server:
-        lab = load_client().Lab(server.url, server.token)
-        layout = lab.calibration()["layout"]
-
-        def at(name: str) -> float:
-            return server.run(lambda: {"x": bench.carriage_x(env.data, name)})["x"]
-
-        skills.slide(lab, "grating_carriage", [1.0, 0.0, 0.0], 0.05, across=True)
-        grating_x, screen_x = at("grating"), at("screen")
-        assert 0.03 < grating_x - layout["grating_carriage"][0] < 0.07
-        stand_x, stand_y, floor = layout["grating_stand"]
-        skills.carry(lab, [stand_x, stand_y - 0.1, floor + 0.2])  # the arm out of the front camera's view
-        held = skills.grasp(lab, "grating")
-        size = layout["grating_size"][2]
-        grip = held["hand_position"][2] - skills.PAD_REACH - skills.CLEARANCE - floor - size / 2
-        pads = layout["slide"][2] + grip  # the fingers' height on a grating seated on the axis
-        skills.carry(lab, [grating_x, 0.0, pads])
-        held_x = skills.locate(lab, "grating")["centroid"][0]  # it hangs a little off the fingers' centre
-        hand_x = lab.state()["hand_position"][0]
-        skills.carry(lab, [grating_x + hand_x - held_x, 0.0, pads - skills.CLEARANCE + 0.03])
-        skills.place(lab, [grating_x + hand_x - held_x, 0.0, pads + 0.001])
-        seated = server.run(lambda: {"seat": bench.seats["grating"], "spots": bench.feature_offsets()})
-        assert seated["seat"] == "grating" and seated["spots"]["order_-1"] is not None
-        skills.grasp(lab, "grating", camera="side")
-        skills.carry(lab, [stand_x, stand_y, floor + grip])
-        skills.place(lab, [stand_x, stand_y, floor + size / 2 + grip + 0.001])
-        lab.close()
-    assert bench.in_stand(env.data, bench.items[0]) and bench.seats["grating"] is None
-    assert abs(bench.carriage_x(env.data, "screen") - screen_x) < 0.002
-    assert OBJECT_X < bench.carriage_x(env.data, "grating") < screen_x
 
 
 @pytest.mark.parametrize("mark_distance", [0.12, 0.30, 0.32])

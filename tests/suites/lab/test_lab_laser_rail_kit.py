@@ -1,6 +1,7 @@
 """The laser rail's kit: the pattern's features where the grating equation and the single slit's Fraunhofer
 zeros put them, the screen drawing them there (spots bright, dark fringes dark), its printed scale reading
-what the features' instruments say, and nothing read while no slide is seated."""
+what the features' instruments say, nothing read while no slide is seated, and the workspace's skills working
+both slides into their holders and back."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import math
 import numpy as np
 import pytest
 
+from actloop.suites.lab.env import LabEnv
 from actloop.suites.lab.physics.optics import Grating, Slit
 from actloop.suites.lab.platforms.laser_rail import (
     SCREEN_PX_PER_MM,
@@ -17,7 +19,9 @@ from actloop.suites.lab.platforms.laser_rail import (
     SlitSlide,
     feature_names,
 )
-from actloop.suites.lab.platforms.optical_rail import RAIL_Y, Carriage
+from actloop.suites.lab.platforms.optical_rail import OBJECT_X, RAIL_Y, Carriage
+from actloop.suites.lab.server import serving
+from actloop.suites.lab.workspace_files import load_client, load_skills
 
 WAVELENGTH = 650e-9
 SCREEN_X = 0.30
@@ -118,3 +122,51 @@ def test_feature_names_by_slide() -> None:
     slit = SlitSlide(name="s", stand_x=0.5, width=1e-4)
     assert feature_names((grating,)) == ["order_-2", "order_-1", "order_0", "order_+1", "order_+2"]
     assert feature_names((slit,))[:2] == ["dark_-6", "dark_-5"] and "dark_0" not in feature_names((slit,))
+
+
+@pytest.mark.parametrize(
+    ("experiment", "seed", "slide"), [("single_slit", 4, "slit"), ("grating_wavelength", 3, "grating")]
+)
+def test_t2_skills_slide_the_carriage_and_seat_the_slide_and_stand_it_back(
+    experiment: str, seed: int, slide: str
+) -> None:
+    """The workspace's skills work a laser rail's controls: slide draws the slide's carriage along the rail;
+    grasp, carry and place take the slide from its stand into the holder (located where it hangs from the
+    fingers and lowered to just above the holder first; the first-order features appear on the wide screen)
+    and back, nothing carried knocking the screen."""
+    env = LabEnv(experiment, seed, level="T2")
+    bench = env.platform
+    assert isinstance(bench, LaserRail)
+    skills = load_skills()
+    with serving(env) as server:
+        lab = load_client().Lab(server.url, server.token)
+        layout = lab.calibration()["layout"]
+
+        def at(name: str) -> float:
+            return server.run(lambda: {"x": bench.carriage_x(env.data, name)})["x"]
+
+        skills.slide(lab, f"{slide}_carriage", [1.0, 0.0, 0.0], 0.05, across=True)
+        slide_x, screen_x = at(slide), at("screen")
+        assert 0.03 < slide_x - layout[f"{slide}_carriage"][0] < 0.07
+        stand_x, stand_y, floor = layout[f"{slide}_stand"]
+        skills.carry(lab, [stand_x, stand_y - 0.1, floor + 0.2])  # the arm out of the front camera's view
+        held = skills.grasp(lab, slide)
+        size = layout[f"{slide}_size"][2]
+        grip = held["hand_position"][2] - skills.PAD_REACH - skills.CLEARANCE - floor - size / 2
+        pads = layout["slide"][2] + grip  # the fingers' height on a slide seated on the axis
+        skills.carry(lab, [slide_x, 0.0, pads])
+        held_x = skills.locate(lab, slide)["centroid"][0]  # it hangs a little off the fingers' centre
+        hand_x = lab.state()["hand_position"][0]
+        skills.carry(lab, [slide_x + hand_x - held_x, 0.0, pads - skills.CLEARANCE + 0.03])  # just above
+        skills.place(lab, [slide_x + hand_x - held_x, 0.0, pads + 0.001])
+        seated = server.run(lambda: {"seat": bench.seats[slide], "features": bench.feature_offsets()})
+        first = [v for name, v in seated["features"].items() if name.endswith(("-1", "+1"))]
+        assert seated["seat"] == slide and len(first) == 2 and None not in first
+        skills.grasp(lab, slide, camera="side")
+        skills.carry(lab, [stand_x, stand_y, floor + grip])
+        skills.place(lab, [stand_x, stand_y, floor + size / 2 + grip + 0.001])
+        lab.close()
+    assert bench.in_stand(env.data, bench.items[0]) and bench.seats[slide] is None
+    assert abs(bench.carriage_x(env.data, "screen") - screen_x) < 0.002
+    assert OBJECT_X < bench.carriage_x(env.data, slide) < screen_x
+    env.close()

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -29,8 +28,6 @@ from actloop.suites.lab.platforms.optical_rail import (
 from actloop.suites.lab.reference.laser_rail import screen_ticks
 from actloop.suites.lab.reference.motion import GC_OFFSET
 from actloop.suites.lab.reference.single_slit import beam_row, dark_fringes, fit_width, to_mm
-from actloop.suites.lab.server import serving
-from actloop.suites.lab.workspace_files import load_client, load_skills
 from rail_scaffold import seat_item, serve_view, to_stand, values
 
 SEED = 4
@@ -234,47 +231,3 @@ def test_the_card_gives_the_wavelength_and_hides_the_slit() -> None:
     assert "6.5e-07 m" in card and "dark_-6 ... dark_-1 on the side of falling numbers" in card
     assert "the slit's plane is somewhere in the frame's thickness, not marked" in card
     assert all(f"{v:.4g}" not in card for v in instance.hidden.values())
-
-
-def test_t2_skills_slide_the_carriage_and_seat_the_slit_and_stand_it_back(tmp_path: Path) -> None:
-    """The workspace's skills work this bench's controls: slide draws the slit carriage along the rail,
-    grasp, carry and place take the slit from its stand into the holder (located where it hangs from the
-    fingers and lowered to just above the holder first; the pattern appears on the wide screen) and back,
-    nothing carried knocking the screen."""
-    env = LabEnv("single_slit", SEED, level="T2")
-    bench = rail(env)
-    skills = load_skills()
-    with serving(env) as server:
-        lab = load_client().Lab(server.url, server.token)
-        layout = lab.calibration()["layout"]
-
-        def at(name: str) -> float:
-            return server.run(lambda: {"x": bench.carriage_x(env.data, name)})["x"]
-
-        skills.slide(lab, "slit_carriage", [1.0, 0.0, 0.0], 0.05, across=True)
-        slit_x, screen_x = at("slit"), at("screen")
-        assert 0.03 < slit_x - layout["slit_carriage"][0] < 0.07
-        stand_x, stand_y, floor = layout["slit_stand"]
-        skills.carry(lab, [stand_x, stand_y - 0.1, floor + 0.2])  # the arm out of the front camera's view
-        held = skills.grasp(lab, "slit")
-        grip = (
-            held["hand_position"][2]
-            - skills.PAD_REACH
-            - skills.CLEARANCE
-            - floor
-            - layout["slit_size"][2] / 2
-        )
-        pads = layout["slide"][2] + grip  # the fingers' height on a slit seated on the axis
-        skills.carry(lab, [slit_x, 0.0, pads])
-        held_x = skills.locate(lab, "slit")["centroid"][0]  # the slit hangs a little off the fingers' centre
-        hand_x = lab.state()["hand_position"][0]
-        skills.carry(lab, [slit_x + hand_x - held_x, 0.0, pads - skills.CLEARANCE + 0.03])  # just above
-        skills.place(lab, [slit_x + hand_x - held_x, 0.0, pads + 0.001])
-        seated = server.run(lambda: {"seat": bench.seats["slit"], "fringes": bench.feature_offsets()})
-        assert seated["seat"] == "slit" and all(v is not None for v in seated["fringes"].values())
-        skills.grasp(lab, "slit", camera="side")
-        skills.carry(lab, [stand_x, stand_y, floor + grip])
-        skills.place(lab, [stand_x, stand_y, floor + layout["slit_size"][2] / 2 + grip + 0.001])
-        lab.close()
-    assert bench.in_stand(env.data, bench.items[0]) and bench.seats["slit"] is None
-    assert abs(bench.carriage_x(env.data, "screen") - screen_x) < 0.002
