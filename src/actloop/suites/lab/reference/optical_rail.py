@@ -29,6 +29,11 @@ CROP = (slice(120, 360), slice(160, 480))
 """The band of a level close-up holding the scale and the index mark above it (not the table below)."""
 LOOK_SCALE = quaternion((0.0, 1.0, 0.0), (-1.0, 0.0, 0.0))
 """Approach towards the scale, palm up: the wrist camera, 9 cm above the hand, looks at the scale level."""
+LOOK_SEED = (0.28, 0.64, 0.83, -2.34, -2.26, 1.40, 0.25)
+"""The arm's posture in a close-up of the scale near x = -0.12 m: the seed its close-ups are solved from
+when a hand turning on its way down missed the close-up."""
+MISSED_M = 0.005
+"""A move that ends farther than this from its goal missed it."""
 HOLD_SCREEN = quaternion((-1.0, 0.0, 0.0), (0.0, -1.0, 0.0))
 """Approach along the rail towards the lamp, palm up: the wrist camera, 9 cm above the hand, looks at the
 screen's back."""
@@ -99,13 +104,29 @@ class RailOperator(Operator):
         """A level close-up of the scale centred on ``x``: the hand turns on its way down to the open space
         in front of the rail, comes in under the scale and backs out the same way."""
         hand_z = self.scale_view_z - WRIST_UP_M
+        above = [x, FRONT_Y, hand_z + 0.1]
         self._to_ready()
-        self.arm.line([x, FRONT_Y, hand_z + 0.1], LOOK_SCALE)
-        self.arm.line([x, FRONT_Y, hand_z], LOOK_SCALE)
+        if (
+            self.arm.line(above, LOOK_SCALE) > MISSED_M
+            or self.arm.line([x, FRONT_Y, hand_z], LOOK_SCALE) > MISSED_M
+        ):
+            self._come_down_palm_up(above)
+            if self.arm.line([x, FRONT_Y, hand_z], LOOK_SCALE) > MISSED_M:
+                raise RuntimeError(f"the hand cannot reach the close-up of the scale at x = {x:.3f} m")
         self.arm.line([x, self.scale_face_y - VIEW_DISTANCE, hand_z], LOOK_SCALE)
         seen = self.lab.observe()
         self.arm.line([x, FRONT_Y, hand_z], LOOK_SCALE)
         return seen
+
+    def _come_down_palm_up(self, above: list[float]) -> None:
+        """From the starting posture straight to the close-up's posture at ``above``, solved from
+        :data:`LOOK_SEED` (the turn on the way down can end in another branch of the arm's solutions)."""
+        self._to_ready()
+        high = [above[0], FRONT_Y, SAFE_Z]
+        self.arm.line(high)
+        solved = self.lab.ik(high, LOOK_SCALE, list(LOOK_SEED))
+        self.arm.joints_to(np.array(solved["joints"]))
+        self.arm.line(above, LOOK_SCALE)
 
     def _pointer_x(self, band: np.ndarray, row: float) -> float:
         """World x of the index mark seen at ``row`` of the turned band (the camera's x is the hand's)."""
