@@ -77,3 +77,16 @@ def test_a_close_up_missed_twice_is_an_error_naming_where() -> None:
     me, _, _ = operator([0.0, 3 * MISSED_M, 0.0, 0.0, 3 * MISSED_M])  # the way down, and again after
     with pytest.raises(RuntimeError, match=r"cannot reach the close-up of the scale at x = -0.150 m"):
         me._look_at_scale(-0.15)
+
+
+SKEWED = [(-7.2, 0.47), (-6.22, 0.54), (-5.22, 0.62), (-4.22, 0.72), (-3.22, 0.8), (-2.22, 0.85),
+          (-1.22, 0.93), (-0.21, 1.0), (0.79, 0.94), (1.79, 0.87), (2.79, 0.75), (3.79, 0.64), (4.79, 0.52),
+          (5.8, 0.42), (6.8, 0.34), (7.8, 0.29)]  # fmt: skip
+"""A fine scan of an image magnified 1.8 times through two lenses as the wrist camera saw it (mm from the
+image plane, sharpness over its peak): broad, and falling off slower on the near side."""
+
+
+def test_the_focus_between_high_crossings_of_a_skewed_peak_is_near_the_image_plane() -> None:
+    samples = [(x / 1000, m) for x, m in SKEWED]
+    assert optical_rail.focus(samples) < -0.0008  # the half-maximum crossings: 0.9 mm short
+    assert abs(optical_rail.focus(samples, 0.85)) < 0.00015  # 85 % of the peak: 0.1 mm

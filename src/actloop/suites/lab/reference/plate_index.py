@@ -20,17 +20,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-import numpy as np
-
 from actloop.suites.lab.reference.motion import Client
-from actloop.suites.lab.reference.optical_rail import (
-    COARSE_STEP,
-    FINE_HALF,
-    FINE_STEP,
-    HOLD_SCREEN,
-    MAX_SCREEN_X,
-    RailOperator,
-)
+from actloop.suites.lab.reference.optical_rail import COARSE_STEP, MAX_SCREEN_X, SteadyFocusOperator
 
 SCREEN_CLEAR = 0.045
 """The screen's plane at least this far beyond the block carriage's index: its base and the block's holder
@@ -39,32 +30,11 @@ MID_INDEX = 1.7
 """The index whose shift t (1 − 1/n) centres the second search."""
 FADED = 0.3
 """The coarse search stops once the sharpness has fallen below this share of its best after rising."""
-FINE_SCAN = round(2 * FINE_HALF / FINE_STEP) + 1
-"""The samples of one of the operator's fine scans."""
-FLANK = 0.003
-"""The approach to the sharpest image starts this far below it, where the sharpness rises steeply."""
-APPROACH_SHORT = (0.0015, 0.0)
-"""Each move of the approach stops this short of where the sharpness seen says the sharpest image is: the
-first on the steep part of the flank, 1.5 mm below, where the sharpness tells the distance to within
-0.1 mm (near the top it changes too little), the second there."""
-VIEW_SHIFT = 0.0008
-"""A screen reading is the mean of close-ups centred on the mark and this far either side: a reading from
-one close-up is off by up to 0.18 mm as the marks fall on the camera's pixels, the mean by a third of
-that."""
-RELEASE_WIDTH = 0.03
-"""The fingers open this wide to let go of the screen's 24 mm post: opened wider at once, they knock the
-screen by up to a millimetre (a 3 % error in n) about one time in five; opened this far, by 0.06 mm at
-most."""
 
 
-class PlateOperator(RailOperator):
-    """The rail's operator with a coarse search that starts where the screen clears the block's holder, an
-    approach to the sharpest image only upwards, and letting go of the screen gently."""
-
-    def __init__(self, lab: Client) -> None:
-        super().__init__(lab)
-        self.samples: list[tuple[float, float]] = []
-        """(screen x, sharpness) of every view of the screen since it was last gripped."""
+class PlateOperator(SteadyFocusOperator):
+    """The rail's steady-focus operator with a coarse search that starts where the screen clears the block's
+    holder."""
 
     def coarse_focus(self) -> float:
         """The screen position of the sharpest of COARSE_STEP samples from the block carriage outwards,
@@ -79,53 +49,17 @@ class PlateOperator(RailOperator):
             x += COARSE_STEP
         return max(samples, key=lambda s: s[1])[0]
 
-    def release_screen(self) -> None:
-        self.lab.gripper(RELEASE_WIDTH)
-        grip = self._hold_point(self.screen_x)
-        self.arm.line([grip[0] + 0.08, self.rail_y, self.post_grip_z], HOLD_SCREEN)
-        self._to_ready()
-
-    def sharpness_at(self, x: float) -> float:
-        """The operator's sharpness with the screen held at ``x``, each sample kept."""
-        sharpness = super().sharpness_at(x)
-        self.samples.append((x, sharpness))
-        return sharpness
-
-    def approach(self, best: float) -> None:
-        """Bring the screen to the sharpest image from below, where the last fine scan put it (``best``):
-        the fingers on the post slip by 0.1-0.4 mm each time the hand turns back along the rail, so after
-        one turn (to FLANK below ``best``) the screen goes on only upwards, each move the distance the
-        scan's rising flank gives for the sharpness seen there."""
-        scan = self.samples[-FINE_SCAN - 1 : -1]  # the last fine scan (then the operator's turn below best)
-        peak = max(range(len(scan)), key=lambda i: scan[i][1])
-        flank = sorted((m, x - best) for x, m in scan[: peak + 1])
-        values, offsets = [m for m, _ in flank], [o for _, o in flank]
-        x = best - FLANK
-        for aim in APPROACH_SHORT:
-            offset = float(np.interp(self.sharpness_at(x), values, offsets))
-            x += max(0.0, -offset - aim)
-        self.arm.line(self._hold_point(x), HOLD_SCREEN)
-        self.screen_x = x
-
     def read_screen(self) -> tuple[list[dict[str, Any]], float]:
-        """The screen's index mark read from close-ups centred on it and VIEW_SHIFT either side: the
-        citations of the readings and their mean (mm)."""
-        citations, values = [], []
-        for shift in (0.0, -VIEW_SHIFT, VIEW_SHIFT):
-            seen, value, found = self.read(self.screen_x + shift)
-            if shift == 0.0:
-                self.screen_x = found
-            citations.append({"observation_id": seen, "instrument": "screen_index", "value": value})
-            values.append(value)
-        return citations, sum(values) / len(values)
+        """The screen's index mark read steadily: the citations of the readings and their mean (mm)."""
+        views, mean, self.screen_x = self.read_steadily(self.screen_x)
+        return [
+            {"observation_id": seen, "instrument": "screen_index", "value": value} for seen, value in views
+        ], mean
 
     def focus_and_read(self, guess: float | None) -> tuple[list[dict[str, Any]], float]:
         """Focus the screen (from ``guess``, or a coarse search), let go and read its index mark: the
         readings' citations and their mean (mm)."""
-        self.grip_screen()
-        self.samples = []
-        self.approach(self.find_focus(self.coarse_focus() if guess is None else guess))
-        self.release_screen()
+        self.focus_steadily(guess)
         return self.read_screen()
 
 
