@@ -39,6 +39,7 @@ def test_the_built_experiments_are_the_modules_in_table_6_order() -> None:
         "grating_wavelength",
         "three_terminal_box",
         "rectifier_supply",
+        "two_lens_relay",
         "single_slit",
         "plate_index",
         "battery_emf",
