@@ -134,14 +134,19 @@ class RailOperator(Operator):
             self._come_down_palm_up(above)
             if self.arm.line([x, FRONT_Y, hand_z], LOOK_SCALE) > MISSED_M:
                 raise RuntimeError(f"the hand cannot reach the close-up of the scale at x = {x:.3f} m")
+        return self._in_and_out(x, hand_z)
+
+    def _in_and_out(self, x: float, hand_z: float) -> dict[str, Any]:
+        """From in front of the rail at ``x``, in under the scale, a view, and back out the same way."""
         self.arm.line([x, self.scale_face_y - VIEW_DISTANCE, hand_z], LOOK_SCALE)
         seen = self.lab.observe()
         self.arm.line([x, FRONT_Y, hand_z], LOOK_SCALE)
         return seen
 
     def _come_down_palm_up(self, above: list[float]) -> None:
-        """From the starting posture straight to the close-up's posture at ``above``, solved from
-        :data:`LOOK_SEED` (the turn on the way down can end in another branch of the arm's solutions)."""
+        """From the starting posture up over ``above``, turned there into the close-up's posture solved from
+        :data:`LOOK_SEED` (the turn on the way down can end in another branch of the arm's solutions), and
+        down to ``above``."""
         self._to_ready()
         high = [above[0], FRONT_Y, SAFE_Z]
         self.arm.line(high)

@@ -39,7 +39,6 @@ from actloop.suites.lab.reference.optical_rail import (
     LOOK_SCALE,
     MIN_V,
     MISSED_M,
-    VIEW_DISTANCE,
     WRIST_UP_M,
     SteadyFocusOperator,
 )
@@ -116,10 +115,7 @@ class RelayOperator(SteadyFocusOperator):
             return super()._look_at_scale(x)
         if self.arm.line(front, LOOK_SCALE) > MISSED_M:
             return super()._look_at_scale(x)
-        self.arm.line([x, self.scale_face_y - VIEW_DISTANCE, front[2]], LOOK_SCALE)
-        seen = self.lab.observe()
-        self.arm.line(front, LOOK_SCALE)
-        return seen
+        return self._in_and_out(x, front[2])
 
 
 class RelayBench:
