@@ -93,7 +93,7 @@ def test_viewer_in_chromium_steps_with_keys_and_shows_untrusted_text_as_text(
 
     src = page.get_attribute("#frames img", "src")
     assert src == "frames/step001_active.png" and (record / unquote(src)).is_file()
-    page.wait_for_function("document.querySelector('#frames img').complete")  # loaded, or failed to
+    page.wait_for_function("() => document.querySelector('#frames img').complete")  # loaded, or failed to
     assert page.evaluate("document.querySelector('#frames img').naturalWidth") == 16  # loaded from disk
 
     actions = page.text_content("#actions") or ""

@@ -313,7 +313,7 @@ def test_annotating_three_episodes_with_the_keyboard(browser: Any, run: Path) ->
         assert page.evaluate("window.__pwned") is None and UNTRUSTED in (page.text_content("#actions") or "")
         page.keyboard.press("]")
         assert page.text_content("#step-number") == "1"
-        page.wait_for_function("document.querySelector('#frames img').complete")  # loaded, or failed to
+        page.wait_for_function("() => document.querySelector('#frames img').complete")  # loaded, or failed to
         assert page.evaluate("document.querySelector('#frames img').naturalWidth") == 16
         page.keyboard.press("?")
         assert page.is_visible("#help") and "Shift+n" in (page.text_content("#help") or "")
