@@ -11,7 +11,15 @@ import pytest
 
 from actloop.cli import main
 from actloop.suites.lab.card import task_card
-from actloop.suites.lab.check import QUICK_SKIPS, Served, check, check_citations, check_served, check_spec
+from actloop.suites.lab.check import (
+    QUICK_SKIPS,
+    Served,
+    calibration_constants,
+    check,
+    check_citations,
+    check_served,
+    check_spec,
+)
 from actloop.suites.lab.episode import served_episode
 from actloop.suites.lab.experiments import experiment, experiment_keys, unreleased
 from actloop.suites.lab.instance import draw
@@ -75,6 +83,19 @@ def test_a_hidden_value_in_an_answer_or_a_workspace_file_fails_the_served_check(
     assert "the wait answer leaks k" in check_served(in_answer).fact and not check_served(in_answer).passed
     in_file = Served(clean.answers, {"log.csv": f"time_s,k\n0.0,{K}\n"}, [], {"k": K})
     assert "workspace file log.csv leaks k" in check_served(in_file).fact
+
+
+def test_a_bench_constant_a_hidden_value_rounds_to_passes_only_in_the_calibration() -> None:
+    """A camera 1.25 m high is written so in every instance's calibration; a hidden 1.2457 rounds to it by
+    chance. Written in any other answer, the same number is still a leak."""
+    hidden = {"offset": 1.2457010804308606}
+    calibration = '{"front": {"position": [0.85, 0.15, 1.25]}}'
+    coincidence = Served({"calibration": calibration}, {}, [], hidden, frozenset({"0.85", "0.15", "1.25"}))
+    assert check_served(coincidence).passed
+    assert not check_served(dataclasses.replace(coincidence, constants=frozenset())).passed
+    elsewhere = dataclasses.replace(coincidence, answers={"wait": '{"offset": 1.25}'})
+    assert "the wait answer leaks offset" in check_served(elsewhere).fact
+    assert calibration_constants("hookes_law", 1) >= {"1.25", "0.85"}  # from seed 2's calibration
 
 
 def test_an_accepted_fabricated_citation_fails_the_citations_check() -> None:

@@ -1,10 +1,5 @@
 """Scoring dye absorptivity on the spectrophotometer bench: gates, milestones, the restored bench, the
-holder's seat, the keys, the instrument's physics and the LCDs.
-
-Test scaffolding stands in for the agent's hands and eyes: cuvettes are moved by setting their poses, keys
-by pushing their joints, and close-ups of the LCDs are logged as served with the readability a close wrist
-camera has (the readability geometry is tested on a real projection, the faces on rendered images).
-"""
+holder's seat, the keys, the instrument's physics and the LCDs (scaffolding in spectro_scaffold)."""
 
 from __future__ import annotations
 
@@ -20,24 +15,17 @@ from actloop.suites.lab.card import task_card
 from actloop.suites.lab.env import LabEnv
 from actloop.suites.lab.experiments.dye_absorptivity import SPEC, DyeAbsorptivityEvaluator, dilution
 from actloop.suites.lab.instance import draw
-from actloop.suites.lab.instruments import Visibility
 from actloop.suites.lab.platforms.spectrophotometer import (
     CUVETTE_HALF,
     DECK_Z,
-    FACE_X,
-    FACE_Y,
-    FACES,
     HOLDER,
     KEY_TRAVEL_M,
-    SpectrophotometerBench,
     rack_slot,
 )
 from actloop.suites.lab.readability import visibility
-from actloop.suites.lab.reference.display import Camera, project, read_display, window_corners
 from actloop.suites.lab.reference.dye_absorptivity import fit_epsilon
 from actloop.suites.lab.workspace_files import write_workspace
-
-METERS = ("wavelength", "absorbance")
+from spectro_scaffold import METERS, bench, cite, press, put, restore, seat
 
 
 @pytest.fixture
@@ -47,53 +35,9 @@ def env() -> Iterator[LabEnv]:
     bench.close()
 
 
-def bench(env: LabEnv) -> SpectrophotometerBench:
-    assert isinstance(env.platform, SpectrophotometerBench)
-    return env.platform
-
-
 def watcher(env: LabEnv) -> DyeAbsorptivityEvaluator:
     assert isinstance(env.evaluator, DyeAbsorptivityEvaluator)
     return env.evaluator
-
-
-def put(env: LabEnv, i: int, position: tuple[float, float, float]) -> None:
-    """Stand cuvette ``i`` upright with its centre at ``position`` (scaffolding: no hands)."""
-    model, data = env._model, env._world.data
-    joint = model.joint(f"cuvette_{i}_free")
-    data.qpos[joint.qposadr[0] : joint.qposadr[0] + 7] = [*position, 1.0, 0.0, 0.0, 0.0]
-    data.qvel[joint.dofadr[0] : joint.dofadr[0] + 6] = 0.0
-
-
-def seat(env: LabEnv, i: int, dx: float = 0.0) -> None:
-    """Move whatever is in the holder back to the rack and seat cuvette ``i``, ``dx`` off centre."""
-    if (seated := bench(env).in_holder) is not None:
-        put(env, seated, rack_slot(seated))
-    put(env, i, (HOLDER[0] + dx, HOLDER[1], DECK_Z + CUVETTE_HALF[1] + 0.0003))
-    env.wait(0.5)
-
-
-def press(env: LabEnv, key: str, depth: float = 0.9 * KEY_TRAVEL_M) -> None:
-    env._world.data.qpos[env._model.joint(f"key_{key}").qposadr[0]] = -depth
-    env.wait(0.3)  # the spring returns the key
-
-
-def close_up(env: LabEnv) -> str:
-    """Serve a close-up of the LCDs (scaffolding: what a wrist camera over the keys makes readable)."""
-    env._served += 1
-    observation_id = f"{env.episode_token}-{env._served}"
-    views = [Visibility(name, "wrist", True, True, 40.0) for name in METERS]
-    env.instrument_log.serve_observation(observation_id, env.clock.time_s, views)
-    return observation_id
-
-
-def cite(env: LabEnv) -> dict[str, object]:
-    """A close-up after the display has refreshed, cited as the absorbance it shows."""
-    env.wait(0.6)
-    seen = close_up(env)
-    value = env.instrument_log.observations[seen].shown["absorbance"]
-    assert isinstance(value, float)
-    return {"observation_id": seen, "instrument": "absorbance", "value": value}
 
 
 def measure(env: LabEnv) -> tuple[list[dict[str, object]], float]:
@@ -114,12 +58,6 @@ def measure(env: LabEnv) -> tuple[list[dict[str, object]], float]:
         citations.append(cite(env))
     bench(env).meter.set_wavelength(peak)
     return citations, fit_epsilon(points)
-
-
-def restore(env: LabEnv) -> None:
-    for i in range(7):
-        put(env, i, rack_slot(i))
-    env.wait(1.0)
 
 
 def test_a_careful_run_succeeds_with_every_milestone(env: LabEnv) -> None:
@@ -302,33 +240,6 @@ def test_a_close_camera_reads_the_lcds_and_a_far_one_does_not(env: LabEnv) -> No
                 {name: sites[name]},
             )  # fmt: skip
             assert seen.in_view and seen.unoccluded and (seen.pixel_size >= 14.0) is readable
-
-
-def test_the_lcds_show_what_the_instrument_log_says() -> None:
-    env = LabEnv("dye_absorptivity", 4)
-    try:
-        seat(env, 5)
-        for _ in range(2):
-            press(env, "lambda_up")
-        env.wait(1.0)
-        env.observe()  # the faces are redrawn before frames
-        k = env.calibration()["wrist"]["intrinsics"]
-        renderer = env._renderer
-        assert renderer is not None
-        shown = []
-        for face in FACES:
-            centre = np.array([FACE_X, FACE_Y[face.instrument], DECK_Z + 0.0021])
-            pose = look_at(centre + np.array([0.0, -0.03, 0.12]), centre)
-            image = renderer.render_from(env._world.data, np.array(pose.position), pose.rotation())
-            camera = Camera(np.array(pose.position), pose.rotation(), k["fx"], k["fy"], k["cx"], k["cy"])
-            world = window_corners(centre, [1.0, 0.0, 0.0], [0.0, 1.0, 0.0], face.width_m, face.height_m)
-            text = read_display(image, project(world, camera), face.digits)
-            spec = next(s for s in env.platform.instruments() if s.name == face.instrument)
-            assert text == spec.text(env.instrument_log.shown_at(face.instrument, env.clock.time_s))
-            shown.append(text)
-        assert shown[0] == "502" and re.fullmatch(r"-?\d\.\d{3}", shown[1])
-    finally:
-        env.close()
 
 
 def test_no_hidden_value_appears_in_the_workspace(tmp_path: Path) -> None:

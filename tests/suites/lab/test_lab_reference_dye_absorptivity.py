@@ -6,13 +6,8 @@ import math
 
 import pytest
 
-from actloop.suites.lab.reference.dye_absorptivity import (
-    Reading,
-    coarse_peak,
-    corrected,
-    fine_peak,
-    fit_epsilon,
-)
+from actloop.suites.lab.reference.dye_absorptivity import fine_peak, fit_epsilon
+from actloop.suites.lab.reference.spectrophotometer import Reading, coarse_peak, corrected
 
 
 def band(nm: float, centre: float = 553.3, width: float = 25.0) -> float:

@@ -201,7 +201,9 @@ def test_the_lab_viewer_in_chromium_shows_the_episode_as_text(browser: Any, tmp_
     assert UNTRUSTED in runs and "lab.observe()" in runs and "Traceback: boom" in runs
     assert page.evaluate("window.__pwned") is None and page.locator("#runs script").count() == 0
     assert page.get_attribute("#runs figure img", "src") == "frames/step001_run1_front.png"
-    page.wait_for_function("() => document.querySelector('#runs figure img').complete")  # loaded, or failed to
+    page.wait_for_function(
+        "() => document.querySelector('#runs figure img').complete"
+    )  # loaded, or failed to
     assert page.evaluate("document.querySelector('#runs figure img').naturalWidth") == 16  # loaded from disk
     assert "frame missing: (unsafe path)" in runs
 

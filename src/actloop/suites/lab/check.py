@@ -32,7 +32,7 @@ from typing import Any
 
 from actloop.suites.lab.catalog import CATALOG
 from actloop.suites.lab.env import LabEnv
-from actloop.suites.lab.leaks import find_leaks
+from actloop.suites.lab.leaks import NUMBER, find_leaks
 from actloop.suites.lab.rig import HOME_Q
 
 MAX_GUESS_RATE = 0.2
@@ -93,9 +93,12 @@ def plausible_result(env: LabEnv) -> dict[str, Any]:
     return {q.name: targets[q.name] for q in env.spec.answered}
 
 
-def _leak_text(where: str, text: str, hidden: Mapping[str, float]) -> str:
-    """Why ``text`` fails (the first leak and how many more), or "" when it holds no hidden value."""
-    leaks = find_leaks(text, hidden)
+def _leak_text(
+    where: str, text: str, hidden: Mapping[str, float], constants: frozenset[str] = frozenset()
+) -> str:
+    """Why ``text`` fails (the first leak and how many more), or "" when it holds no hidden value (numbers
+    written as one of ``constants`` passed over)."""
+    leaks = find_leaks(text, hidden, constants=constants)
     if not leaks:
         return ""
     more = f" (and {len(leaks) - 1} more)" if len(leaks) > 1 else ""
@@ -158,6 +161,9 @@ class Served:
     workspace_files: dict[str, str]
     verdicts: list[tuple[bool, str]]
     hidden: dict[str, float]
+    constants: frozenset[str] = frozenset()
+    """Numbers the calibration answer of another instance writes too: the bench's fixed dimensions (a
+    camera 1.25 m high), which a hidden value may round to by chance."""
 
 
 def _script(lab: Any, client: ModuleType, env: LabEnv, result: dict[str, Any]) -> dict[str, Any]:
@@ -185,6 +191,16 @@ def _script(lab: Any, client: ModuleType, env: LabEnv, result: dict[str, Any]) -
     ]
     answers["submit"] = lab.submit(result, fabricated)
     return answers
+
+
+def calibration_constants(key: str, seed: int) -> frozenset[str]:
+    """The numbers written in the calibration answer of another instance of ``key`` (``seed`` + 1)."""
+    other = LabEnv(key, seed + 1, render=False)
+    try:
+        text = json.dumps(other.calibration(), allow_nan=False)
+    finally:
+        other.close()
+    return frozenset(match.group(0) for match in NUMBER.finditer(text))
 
 
 def serve_script(key: str, seed: int) -> Served:
@@ -216,6 +232,7 @@ def serve_script(key: str, seed: int) -> Served:
         files,
         [(v.valid, v.reason) for v in verdicts],
         hidden,
+        calibration_constants(key, seed),
     )
 
 
@@ -223,7 +240,8 @@ def check_served(served: Served) -> Outcome:
     texts = {**{f"the {c} answer": t for c, t in served.answers.items()},
              **{f"workspace file {n}": t for n, t in served.workspace_files.items()}}  # fmt: skip
     for where, text in texts.items():
-        if leak := _leak_text(where, text, served.hidden):
+        constants = served.constants if where == "the calibration answer" else frozenset()
+        if leak := _leak_text(where, text, served.hidden, constants):
             return Outcome("served", False, leak)
     return Outcome(
         "served",

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
 MIN_DIGITS = 3
@@ -51,16 +51,24 @@ def _quantum(number: float, digits: int) -> float:
     return 10.0 ** (math.floor(math.log10(number)) - digits + 1)
 
 
-def find_leaks(text: str, hidden: Mapping[str, float], min_digits: int = MIN_DIGITS) -> list[Leak]:
+def find_leaks(
+    text: str, hidden: Mapping[str, float], min_digits: int = MIN_DIGITS, constants: Collection[str] = ()
+) -> list[Leak]:
     """Every number in ``text`` that is a value of ``hidden`` (by name), in any of :data:`SCALES`, rounded
-    to the number's own significant digits (``min_digits`` or more)."""
+    to the number's own significant digits (``min_digits`` or more). Numbers written as one of
+    ``constants`` (the same in every instance, so they carry nothing hidden) are passed over."""
     leaks = []
     values = {name: abs(value) for name, value in hidden.items() if math.isfinite(value) and value != 0}
     for line in text.splitlines():
         for match in NUMBER.finditer(line):
             digits = significant_digits(match.group(1))
             written = float(match.group(0))  # a hex string's "123e512" reads as infinity: passed over
-            if digits < min_digits or written == 0 or not math.isfinite(written):
+            if (
+                digits < min_digits
+                or written == 0
+                or not math.isfinite(written)
+                or match.group(0) in constants
+            ):
                 continue
             half_step = max(_quantum(written, digits) / 2 * (1 + 1e-9), written * FLOAT_SLACK)
             for name, value in values.items():

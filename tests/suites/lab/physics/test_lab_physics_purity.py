@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 
 import actloop.suites.lab.physics as physics
+from actloop.suites.lab.physics.acid_base import hcl, naoh, ph, weak_acid
+from actloop.suites.lab.physics.burette import Burette
 from actloop.suites.lab.physics.circuits import Circuit, Junction
 from actloop.suites.lab.physics.heat import ROOM, ThermalNetwork
 from actloop.suites.lab.physics.linear import exp, expm, log
@@ -50,7 +52,8 @@ def test_importing_the_models_loads_no_numerical_library() -> None:
         "before = set(sys.modules)\n"
         "import actloop.suites.lab.physics.circuits, actloop.suites.lab.physics.heat\n"
         "import actloop.suites.lab.physics.optics, actloop.suites.lab.physics.spectra\n"
-        "import actloop.suites.lab.physics.rectifier\n"
+        "import actloop.suites.lab.physics.rectifier, actloop.suites.lab.physics.acid_base\n"
+        "import actloop.suites.lab.physics.burette\n"
         "new = {m.split('.')[0] for m in set(sys.modules) - before}\n"
         "print(sorted(new & {'numpy', 'scipy', 'mujoco'}))\n"
     )
@@ -85,6 +88,10 @@ def _run_everything() -> list[float]:
     out += [dye.lambda_max, spectro.read(30.0, absorbance([(dye, 1e-5)], spectro.wavelength))]
     supply = steady_state(Rectifier(16.97, 1.0, 1.4), 1e-3, 250.0)
     out += [supply.mean, supply.ripple, supply.start]
+    burette = Burette(10.0)
+    drops = sum(burette.advance(1 / 240, 0.6) for _ in range(500))
+    sample = hcl(0.1, 0.025).mix(weak_acid(0.05, 0.01, 4.76))
+    out += [burette.phase, float(drops), ph(sample.mix(naoh(0.1, drops * burette.drop_ml / 1000)))]
     return out
 
 

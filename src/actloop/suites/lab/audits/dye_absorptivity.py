@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from actloop.suites.lab.audits import Design, Estimate, Plan
+from actloop.suites.lab.audits._spectro import blanked_reader
 from actloop.suites.lab.instance import Instance
 
 DYE_SCAN_CUVETTE = 4
@@ -31,22 +32,11 @@ def _solve3(matrix: list[list[float]], rhs: list[float]) -> tuple[float, float, 
 
 def plan() -> Plan:
     from actloop.suites.lab.experiments.dye_absorptivity import DILUTIONS, dilution, dye
-    from actloop.suites.lab.physics.spectra import Spectrophotometer
 
     def meter(instance: Instance) -> Callable[[float, float], float]:
         """``read(nm, concentration)``: blank with the solvent at ``nm``, then read the dye there."""
-        spectro = Spectrophotometer("absorbance", instance.noise_key)
-        the_dye = dye(instance)
-        clock = [0.0]
-
-        def read(nm: float, concentration: float) -> float:
-            spectro.set_wavelength(nm)
-            clock[0] += 2.0
-            spectro.blank(clock[0])
-            clock[0] += 2.0
-            return spectro.read(clock[0], the_dye.epsilon(spectro.wavelength) * concentration)
-
-        return read
+        read, the_dye = blanked_reader(instance), dye(instance)
+        return lambda nm, concentration: read(nm, ((the_dye, concentration),))
 
     def peak(read: Callable[[float, float], float], concentration: float) -> float:
         """λmax from a 5 nm scan of ``concentration``, refined by the vertex of a least-squares parabola

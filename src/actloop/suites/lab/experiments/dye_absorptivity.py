@@ -18,16 +18,18 @@ from actloop.suites.lab.evidence import Conditions, Verdict
 from actloop.suites.lab.experiment import Experiment
 from actloop.suites.lab.instance import Instance
 from actloop.suites.lab.instruments import InstrumentLog
-from actloop.suites.lab.physics.spectra import Band, Dye
+from actloop.suites.lab.physics.spectra import Dye
 from actloop.suites.lab.platforms.spectrophotometer import (
     Cuvette,
     SpectrophotometerBench,
+    dye_parameters,
     instrument_parts,
     rack_part,
+    shouldered_dye,
 )
 from actloop.suites.lab.platforms.spectrophotometer_evaluation import SpectroEvaluator
 from actloop.suites.lab.scoring import Check
-from actloop.suites.lab.spec import Parameter, Part, ReadingsAt, choice, uniform
+from actloop.suites.lab.spec import Parameter, Part, ReadingsAt, choice
 
 DILUTIONS = 6
 """Cuvettes 1..6 hold the stock diluted 1, 2, 4, 8, 16 and 32 times; cuvette 0 the solvent."""
@@ -46,21 +48,7 @@ SPEC = specify(
     ),
     budget_s=900.0,
     parameters=(
-        Parameter("band_center", "centre of the dye's main absorption band", "nm", uniform(490.0, 630.0)),
-        Parameter("band_width", "standard deviation of each absorption band", "nm", uniform(18.0, 32.0)),
-        Parameter(
-            "shoulder_height",
-            "height of the shoulder band relative to the main band",
-            "",
-            uniform(0.15, 0.35),
-        ),
-        Parameter(
-            "shoulder_offset",
-            "distance of the shoulder to the blue of the main band",
-            "band widths",
-            uniform(1.0, 1.6),
-        ),
-        Parameter("epsilon", "molar absorptivity at the absorption peak", "L/(mol cm)", uniform(2e4, 9e4)),
+        *dye_parameters(),
         Parameter(
             "stock_concentration",
             "the dye's concentration in the stock (cuvette_1)",
@@ -94,13 +82,7 @@ SPEC = specify(
 
 def dye(instance: Instance) -> Dye:
     """The dye of ``instance``: its main band and the shoulder on its blue side."""
-    h = instance.hidden
-    width = h["band_width"]
-    bands = (
-        Band(h["band_center"], width),
-        Band(h["band_center"] - h["shoulder_offset"] * width, width, h["shoulder_height"]),
-    )
-    return Dye("dye", bands, h["epsilon"])
+    return shouldered_dye(instance.hidden)
 
 
 def bench(instance: Instance) -> SpectrophotometerBench:

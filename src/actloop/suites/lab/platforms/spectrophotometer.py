@@ -19,7 +19,7 @@ the contents change in time by overriding :meth:`SpectrophotometerBench.absorban
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import mujoco
@@ -28,10 +28,10 @@ import numpy as np
 from actloop.sim.scene import TABLE_TOP_Z, WORLD_GEOM
 from actloop.suites.lab.instruments import DigitalDisplay, InstrumentSpec
 from actloop.suites.lab.physics.linear import LN10, exp
-from actloop.suites.lab.physics.spectra import Dye, Spectrophotometer, absorbance
+from actloop.suites.lab.physics.spectra import Band, Dye, Spectrophotometer, absorbance
 from actloop.suites.lab.platforms.base import NUMBER_WORDS, ReadingSite, published
 from actloop.suites.lab.platforms.display import DisplayFace, FacedPlatform
-from actloop.suites.lab.spec import Part
+from actloop.suites.lab.spec import Parameter, Part, uniform
 
 # --- layout (world frame, metres) ---
 BODY_CENTRE = (0.0, 0.08)
@@ -127,6 +127,53 @@ def rack_part(cuvettes: int) -> Part:
         f"{NUMBER_WORDS[cuvettes]} slots in a row in front of the instrument, cuvette_0 at the left",
         "fixed",
     )
+
+
+def dye_parameters(
+    prefix: str = "",
+    whose: str = "the dye's",
+    centre: tuple[float, float] | None = (490.0, 630.0),
+    epsilon: tuple[float, float] = (2e4, 9e4),
+) -> tuple[Parameter, ...]:
+    """The hidden parameters of a dye's spectrum (names starting with ``prefix``): a main Gaussian band
+    centred in ``centre`` (nm; None: the experiment places it by a parameter of its own), a weaker shoulder
+    on its blue side of the same width, and the molar absorptivity at the peak in ``epsilon``
+    (L mol⁻¹ cm⁻¹)."""
+    main = f"centre of {whose} main absorption band"
+    placed = [] if centre is None else [Parameter(f"{prefix}band_center", main, "nm", uniform(*centre))]
+    return (
+        *placed,
+        Parameter(f"{prefix}band_width", f"standard deviation of {whose} bands", "nm", uniform(18.0, 32.0)),
+        Parameter(
+            f"{prefix}shoulder_height",
+            f"height of {whose} shoulder band relative to its main band",
+            "",
+            uniform(0.15, 0.35),
+        ),
+        Parameter(
+            f"{prefix}shoulder_offset",
+            f"distance of {whose} shoulder to the blue of its main band",
+            "band widths",
+            uniform(1.0, 1.6),
+        ),
+        Parameter(
+            f"{prefix}epsilon", f"{whose} molar absorptivity at its peak", "L/(mol cm)", uniform(*epsilon)
+        ),
+    )
+
+
+def shouldered_dye(
+    hidden: Mapping[str, float], prefix: str = "", name: str = "dye", centre: float | None = None
+) -> Dye:
+    """The dye drawn by :func:`dye_parameters` with ``prefix``: its main band (centred at ``centre`` nm
+    when given, else at its drawn centre) and the shoulder."""
+    width = hidden[f"{prefix}band_width"]
+    centre = hidden[f"{prefix}band_center"] if centre is None else centre
+    bands = (
+        Band(centre, width),
+        Band(centre - hidden[f"{prefix}shoulder_offset"] * width, width, hidden[f"{prefix}shoulder_height"]),
+    )
+    return Dye(name, bands, hidden[f"{prefix}epsilon"])
 
 
 @dataclass(frozen=True)

@@ -82,6 +82,22 @@ class SpectroEvaluator(BenchEvaluator[SpectrophotometerBench]):
             and v.citation.instrument == ABSORBANCE.name
         ]
 
+    def read_at(self, valid: Sequence[Verdict], log: InstrumentLog) -> dict[Any, set[int]]:
+        """The cuvettes (the blank included) with valid absorbance readings at each wavelength shown."""
+        cuvettes: dict[Any, set[int]] = {}
+        for cuvette, nm in self.absorbance_readings(valid, log):
+            if cuvette is not None:
+                cuvettes.setdefault(nm, set()).add(cuvette)
+        return cuvettes
+
+    def seated_wavelength(self, cuvette: int, verdict: Verdict, log: InstrumentLog) -> float | None:
+        """The wavelength shown when ``verdict``'s reading was taken with ``cuvette`` seated untouched
+        (None: another or none was)."""
+        if verdict.time_s is None or self.holder.at(verdict.time_s) != cuvette:
+            return None
+        nm = log.shown_at("wavelength", verdict.time_s)
+        return float(nm) if isinstance(nm, int | float) else None
+
     def holder_milestones(self, log: InstrumentLog) -> list[Check]:
         """L1-L3: the robot worked a cuvette or a key; a sample stood seated untouched after a blank; an
         observation shows the absorbance readable with a sample seated."""

@@ -19,30 +19,7 @@ from typing import Any
 import numpy as np
 
 from actloop.suites.lab.reference.motion import Client
-from actloop.suites.lab.reference.spectrophotometer import Reading, SpectroOperator
-
-
-def corrected(sample: Sequence[Reading], baseline: Sequence[Reading]) -> list[tuple[float, float]]:
-    """(wavelength, absorbance) of the sample less the blank's baseline interpolated at its wavelength."""
-    base = sorted((r.wavelength, r.absorbance) for r in baseline if math.isfinite(r.absorbance))
-    xs, ys = [b[0] for b in base], [b[1] for b in base]
-    return [
-        (r.wavelength, r.absorbance - float(np.interp(r.wavelength, xs, ys)))
-        for r in sample
-        if math.isfinite(r.absorbance) and xs[0] <= r.wavelength <= xs[-1]
-    ]
-
-
-def coarse_peak(points: Sequence[tuple[float, float]]) -> tuple[int, float]:
-    """The wavelength (whole nm) and absorbance of the highest point, refined by a parabola through it and
-    its neighbours."""
-    points = sorted(points)
-    k = max(range(len(points)), key=lambda i: points[i][1])
-    k = min(max(k, 1), len(points) - 2)
-    (x0, y0), (x1, y1), (x2, y2) = points[k - 1 : k + 2]
-    coeffs = np.polyfit([x0 - x1, 0.0, x2 - x1], [y0, y1, y2], 2)
-    vertex = x1 - coeffs[1] / (2 * coeffs[0]) if coeffs[0] < 0 else x1
-    return round(min(max(vertex, x0), x2)), max(y0, y1, y2)
+from actloop.suites.lab.reference.spectrophotometer import SpectroOperator, coarse_peak, corrected
 
 
 def fine_peak(points: Sequence[tuple[float, float]]) -> float:

@@ -51,12 +51,37 @@ class Reading:
         }
 
 
+def corrected(sample: Sequence[Reading], baseline: Sequence[Reading]) -> list[tuple[float, float]]:
+    """(wavelength, absorbance) of the sample less the blank's baseline interpolated at its wavelength."""
+    base = sorted((r.wavelength, r.absorbance) for r in baseline if math.isfinite(r.absorbance))
+    xs, ys = [b[0] for b in base], [b[1] for b in base]
+    return [
+        (r.wavelength, r.absorbance - float(np.interp(r.wavelength, xs, ys)))
+        for r in sample
+        if math.isfinite(r.absorbance) and xs[0] <= r.wavelength <= xs[-1]
+    ]
+
+
+def coarse_peak(points: Sequence[tuple[float, float]]) -> tuple[int, float]:
+    """The wavelength (whole nm) and absorbance of the highest point, refined by a parabola through it and
+    its neighbours."""
+    points = sorted(points)
+    k = max(range(len(points)), key=lambda i: points[i][1])
+    k = min(max(k, 1), len(points) - 2)
+    (x0, y0), (x1, y1), (x2, y2) = points[k - 1 : k + 2]
+    coeffs = np.polyfit([x0 - x1, 0.0, x2 - x1], [y0, y1, y2], 2)
+    vertex = x1 - coeffs[1] / (2 * coeffs[0]) if coeffs[0] < 0 else x1
+    return round(min(max(vertex, x0), x2)), max(y0, y1, y2)
+
+
 class SpectroOperator(Operator):
     """Works the spectrophotometer bench of a connected client."""
 
     def __init__(self, lab: Client) -> None:
         super().__init__(lab)
         self._poses: dict[tuple[str, str], np.ndarray] = {}
+        self.seated: int | None = None
+        """The cuvette :meth:`seat` last stood in the holder (None once it went back)."""
 
     # --- the keys and the LCDs ---
     def _key_pose(self, key: str, pressed: bool) -> np.ndarray:
@@ -120,6 +145,15 @@ class SpectroOperator(Operator):
             now = self.read()
         return now
 
+    def read_at(self, nm: int) -> Reading:
+        """Set ``nm`` and read both LCDs after the display's next refresh; RuntimeError when it shows
+        another wavelength or an overload."""
+        self.set_wavelength(nm)
+        reading = self.read()
+        if reading.wavelength != nm or not math.isfinite(reading.absorbance):
+            raise RuntimeError(f"read {reading} where {nm} nm was set")
+        return reading
+
     def sweep(self, stop: int) -> list[Reading]:
         """Hold λ+ from the set wavelength up to ``stop`` nm, reading both LCDs at every refresh."""
         self.arm.joints_to(self._key_pose("lambda_up", False))
@@ -163,6 +197,27 @@ class SpectroOperator(Operator):
         """Carry cuvette ``i`` from its rack slot into the holder, or back."""
         rack, holder = self.layout[f"cuvette_{i}_slot"], self.layout["holder"]
         self.carry(*((rack, holder) if into_holder else (holder, rack)))
+
+    def seat(self, i: int) -> None:
+        """Stand cuvette ``i`` in the holder (the one seated there first back in its slot), then bring the
+        hand over the keys."""
+        if self.seated != i:
+            self.unseat()
+            self.cuvette(i, into_holder=True)
+            self.seated = i
+        self.go_to_keys()
+
+    def unseat(self) -> None:
+        """Put the cuvette :meth:`seat` stood in the holder back in its slot."""
+        if self.seated is not None:
+            self.cuvette(self.seated, into_holder=False)
+            self.seated = None
+
+    def scan(self, i: int, start: int, stop: int) -> list[Reading]:
+        """Seat cuvette ``i`` and sweep from ``start`` to ``stop`` nm (it stays seated)."""
+        self.seat(i)
+        self.set_wavelength(start)
+        return self.sweep(stop)
 
     def clear(self) -> None:
         """Let go and lift the open hand clear of everything."""
