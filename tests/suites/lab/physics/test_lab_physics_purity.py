@@ -16,6 +16,7 @@ from actloop.suites.lab.physics.heat import ROOM, ThermalNetwork
 from actloop.suites.lab.physics.linear import exp, expm, log
 from actloop.suites.lab.physics.optics import Rail, ThinLens
 from actloop.suites.lab.physics.rectifier import Rectifier, sin_cos, steady_state
+from actloop.suites.lab.physics.solutions import CRYSTAL_VIOLET, HYDROXIDE, Portion, fade
 from actloop.suites.lab.physics.spectra import Band, Dye, Spectrophotometer, absorbance
 
 ALLOWED = {
@@ -53,7 +54,7 @@ def test_importing_the_models_loads_no_numerical_library() -> None:
         "import actloop.suites.lab.physics.circuits, actloop.suites.lab.physics.heat\n"
         "import actloop.suites.lab.physics.optics, actloop.suites.lab.physics.spectra\n"
         "import actloop.suites.lab.physics.rectifier, actloop.suites.lab.physics.acid_base\n"
-        "import actloop.suites.lab.physics.burette\n"
+        "import actloop.suites.lab.physics.burette, actloop.suites.lab.physics.solutions\n"
         "new = {m.split('.')[0] for m in set(sys.modules) - before}\n"
         "print(sorted(new & {'numpy', 'scipy', 'mujoco'}))\n"
     )
@@ -92,6 +93,8 @@ def _run_everything() -> list[float]:
     drops = sum(burette.advance(1 / 240, 0.6) for _ in range(500))
     sample = hcl(0.1, 0.025).mix(weak_acid(0.05, 0.01, 4.76))
     out += [burette.phase, float(drops), ph(sample.mix(naoh(0.1, drops * burette.drop_ml / 1000)))]
+    mixed = Portion.of(2.0, {CRYSTAL_VIOLET: 1.5e-5}).plus(Portion.of(1.0, {HYDROXIDE: 0.09}))
+    out.append(fade(mixed, 123.4, 7e-4, 0.23).concentration(CRYSTAL_VIOLET))
     return out
 
 
