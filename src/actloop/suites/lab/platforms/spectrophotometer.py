@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import ClassVar
 
 import mujoco
 import numpy as np
@@ -191,6 +192,36 @@ def _steps_due(held_s: float) -> int:
     return 2 + math.floor((held_s - REPEAT_DELAY_S) / REPEAT_S + 1e-9)
 
 
+def rack_xml(
+    body: str,
+    prefix: str,
+    slots: int,
+    first: Sequence[float],
+    half: float,
+    floor_z: float = TABLE_TOP_Z,
+) -> str:
+    """A rack of ``slots`` square slots RACK_PITCH apart along x, the first centred at ``first`` (x, y),
+    each ``2 half`` wide, standing on ``floor_z``: a front and a back wall joined by bars between the
+    slots."""
+    t, h = RACK_WALL
+    z = floor_z + h
+    x0, y = first[0] - RACK_PITCH / 2, first[1]
+    x1 = x0 + slots * RACK_PITCH
+    half_x, mid_x = (x1 - x0) / 2, (x1 + x0) / 2
+    geoms = [
+        f'<geom name="{prefix}_{side}" type="box" size="{half_x:.4f} {t} {h}" '
+        f'pos="{mid_x:.4f} {y + sign * (half + t):.4f} {z}" rgba="0.35 0.3 0.25 1" {WORLD_GEOM}/>'
+        for side, sign in (("front", -1), ("back", 1))
+    ]
+    bar = f"{RACK_PITCH / 2 - half:.4f} {half} {h}"
+    for i in range(slots + 1):
+        geoms.append(
+            f'<geom name="{prefix}_bar_{i}" type="box" size="{bar}" pos="{x0 + i * RACK_PITCH:.4f} {y} {z}" '
+            f'rgba="0.35 0.3 0.25 1" {WORLD_GEOM}/>'
+        )
+    return f'<body name="{body}">\n  ' + "\n  ".join(geoms) + "\n</body>"
+
+
 def rack_slot(i: int) -> tuple[float, float, float]:
     """Where cuvette ``i`` stands in the rack (its centre), metres."""
     return (RACK_X0 + i * RACK_PITCH, RACK_Y, TABLE_TOP_Z + CUVETTE_HALF[1])
@@ -207,6 +238,9 @@ class SpectrophotometerBench(FacedPlatform):
     """The spectrophotometer with its holder, keys and LCDs, and a rack of ``cuvettes`` (slot i holds
     cuvette i); ``seed`` (the instance's noise key) keys the instrument's noise and drift."""
 
+    keys: ClassVar[tuple[tuple[str, float], ...]] = KEYS
+    """The keys on the deck (name, x), in a row at :data:`KEY_Y`."""
+
     def __init__(self, cuvettes: Sequence[Cuvette], seed: int | str) -> None:
         self.cuvettes = tuple(cuvettes)
         self.meter = Spectrophotometer("absorbance", seed)
@@ -214,7 +248,7 @@ class SpectrophotometerBench(FacedPlatform):
         self._key_joints: dict[str, int] = {}
         self._dt = 1.0
         self._cuvette_bodies: list[int] = []
-        self.down = {name: False for name, _ in KEYS}
+        self.down = {name: False for name, _ in self.keys}
         """Which keys are switched on."""
         self._held: dict[str, tuple[float, int]] = {}
         """Wavelength keys held down: (when the press began, steps it has made)."""
@@ -236,7 +270,7 @@ class SpectrophotometerBench(FacedPlatform):
             face.geom_xml(f"{FACE_X - bx} {FACE_Y[face.instrument] - by} {hz + 0.0011}", "-1.5707963 0 0")
             for face in FACES
         )
-        keys = "\n".join(self._key_xml(name, x) for name, x in KEYS)
+        keys = "\n".join(self._key_xml(name, x) for name, x in self.keys)
         cuvettes = "\n".join(self._cuvette_xml(i, c) for i, c in enumerate(self.cuvettes))
         return f"""
 <body name="spectrophotometer" pos="{bx} {by} {TABLE_TOP_Z + hz}">
@@ -272,7 +306,12 @@ class SpectrophotometerBench(FacedPlatform):
     @staticmethod
     def _key_xml(name: str, x: float) -> str:
         z = DECK_Z + KEY_REST_M + KEY_CAP_HALF_M
-        label = {"lambda_down": "0.2 0.35 0.7 1", "lambda_up": "0.7 0.3 0.2 1", "blank": "0.9 0.9 0.9 1"}
+        label = {
+            "lambda_down": "0.2 0.35 0.7 1",
+            "lambda_up": "0.7 0.3 0.2 1",
+            "blank": "0.9 0.9 0.9 1",
+            "log": "0.25 0.6 0.3 1",
+        }
         return f"""
 <body name="key_{name}" pos="{x} {KEY_Y} {z}">
   <joint name="key_{name}" type="slide" axis="0 0 1" range="{-KEY_TRAVEL_M} 0" stiffness="{KEY_STIFFNESS}"
@@ -285,24 +324,7 @@ class SpectrophotometerBench(FacedPlatform):
 </body>"""
 
     def _rack_xml(self) -> str:
-        n = len(self.cuvettes)
-        t, h = RACK_WALL
-        z = TABLE_TOP_Z + h
-        inner = HOLDER_INNER_HALF
-        x0, x1 = rack_slot(0)[0] - RACK_PITCH / 2, rack_slot(n - 1)[0] + RACK_PITCH / 2
-        half_x, mid_x = (x1 - x0) / 2, (x1 + x0) / 2
-        geoms = [
-            f'<geom name="rack_{side}" type="box" size="{half_x:.4f} {t} {h}" '
-            f'pos="{mid_x:.4f} {RACK_Y + sign * (inner + t):.4f} {z}" rgba="0.35 0.3 0.25 1" {WORLD_GEOM}/>'
-            for side, sign in (("front", -1), ("back", 1))
-        ]
-        for i in range(n + 1):
-            x = x0 + i * RACK_PITCH
-            geoms.append(
-                f'<geom name="rack_bar_{i}" type="box" size="{RACK_PITCH / 2 - inner:.4f} {inner} {h}" '
-                f'pos="{x:.4f} {RACK_Y} {z}" rgba="0.35 0.3 0.25 1" {WORLD_GEOM}/>'
-            )
-        return '<body name="cuvette_rack">\n  ' + "\n  ".join(geoms) + "\n</body>"
+        return rack_xml("cuvette_rack", "rack", len(self.cuvettes), rack_slot(0)[:2], HOLDER_INNER_HALF)
 
     @staticmethod
     def _cuvette_xml(i: int, cuvette: Cuvette) -> str:
@@ -321,7 +343,9 @@ class SpectrophotometerBench(FacedPlatform):
 
     # --- state ---
     def attach(self, model: mujoco.MjModel, data: mujoco.MjData) -> None:
-        self._key_joints = {name: int(model.jnt_qposadr[model.joint(f"key_{name}").id]) for name, _ in KEYS}
+        self._key_joints = {
+            name: int(model.jnt_qposadr[model.joint(f"key_{name}").id]) for name, _ in self.keys
+        }
         self._cuvette_bodies = [model.body(c.name).id for c in self.cuvettes]
         self._dt = float(model.opt.timestep)
         self.in_holder = self.seated(data)
@@ -379,7 +403,7 @@ class SpectrophotometerBench(FacedPlatform):
         positions = {
             "holder": [*HOLDER, DECK_Z],
             **{f"{c.name}_slot": [*rack_slot(i)[:2], TABLE_TOP_Z] for i, c in enumerate(self.cuvettes)},
-            **{f"key_{name}": [x, KEY_Y, DECK_Z + KEY_REST_M + 2 * KEY_CAP_HALF_M] for name, x in KEYS},
+            **{f"key_{name}": [x, KEY_Y, DECK_Z + KEY_REST_M + 2 * KEY_CAP_HALF_M] for name, x in self.keys},
             **{f"{f.instrument}_lcd": [FACE_X, FACE_Y[f.instrument], DECK_Z + FACE_SURFACE_M] for f in FACES},
             **{f"{f.instrument}_lcd_size": [f.width_m, f.height_m] for f in FACES},
             "cuvette_size": [2 * CUVETTE_HALF[0], 2 * CUVETTE_HALF[0], 2 * CUVETTE_HALF[1]],

@@ -22,7 +22,6 @@ from actloop.suites.lab.instruments import InstrumentLog
 from actloop.suites.lab.platforms.base import Platform
 from actloop.suites.lab.platforms.spectrophotometer import (
     ABSORBANCE,
-    KEYS,
     SpectrophotometerBench,
     rack_slot,
 )
@@ -55,7 +54,7 @@ class SpectroEvaluator(BenchEvaluator[SpectrophotometerBench]):
 
     def handled(self, watch: ContactWatch) -> frozenset[int]:
         self._cuvettes = [watch.model.geom(c.name).id for c in self.platform.cuvettes]
-        return frozenset(self._cuvettes) | watch.geoms(*(f"key_{name}" for name, _ in KEYS))
+        return frozenset(self._cuvettes) | watch.geoms(*(f"key_{name}" for name, _ in self.platform.keys))
 
     def is_sample(self, cuvette: int | None) -> bool:
         """Whether ``cuvette`` (an index, or None for an empty holder) holds something to measure."""
