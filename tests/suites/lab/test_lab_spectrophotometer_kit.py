@@ -27,7 +27,7 @@ from actloop.suites.lab.platforms.spectrophotometer import (
 from actloop.suites.lab.reference.display import Camera, project, read_display, window_corners
 from actloop.suites.lab.server import serving
 from actloop.suites.lab.workspace_files import load_client, load_skills
-from spectro_scaffold import press, seat
+from spectro_scaffold import bench, press, seat
 
 SPECTRO_EXPERIMENTS = [k for k in experiment_keys() if experiment(k).spec.platform == "spectrophotometer"]
 
@@ -115,7 +115,7 @@ def test_t2_skills_carry_a_cuvette_into_the_holder_press_the_keys_and_put_it_bac
 def test_the_lcds_show_what_the_instrument_log_says(key: str) -> None:
     env = LabEnv(key, 4)
     try:
-        seat(env, 5)
+        seat(env, len(bench(env).cuvettes) - 1)
         for _ in range(2):
             press(env, "lambda_up")
         env.wait(1.0)
