@@ -5,6 +5,11 @@ projection, the faces on rendered images)."""
 
 from __future__ import annotations
 
+import math
+
+import mujoco
+import numpy as np
+
 from actloop.suites.lab.env import LabEnv
 from actloop.suites.lab.instruments import Visibility
 from actloop.suites.lab.platforms.spectrophotometer import (
@@ -15,6 +20,7 @@ from actloop.suites.lab.platforms.spectrophotometer import (
     SpectrophotometerBench,
     rack_slot,
 )
+from actloop.suites.lab.platforms.spectrophotometer_kinetics import VIAL_SHAPE, vial_slot
 
 METERS = ("wavelength", "absorbance")
 Citation = dict[str, object]
@@ -65,7 +71,7 @@ def cite(env: LabEnv) -> Citation:
 
 
 def restore(env: LabEnv) -> None:
-    """Every cuvette back in its rack slot; the scaffolding's hands count as the robot's."""
+    """Every cuvette back in its rack slot."""
     for i in range(len(bench(env).cuvettes)):
         put(env, i, rack_slot(i))
     env.wait(1.0)
@@ -86,3 +92,26 @@ def read_through(
             bench(env).meter.set_wavelength(nm)
             cited[i, nm] = cite(env)
     return cited
+
+
+def hold_vial(env: LabEnv, k: int, centre: np.ndarray, rotation: np.ndarray, seconds: float) -> None:
+    """Hold vial ``k`` at ``centre`` turned by ``rotation`` for ``seconds`` (the scaffolding's hand)."""
+    joint = env.model.joint(f"vial_{k}_free")
+    quat = np.empty(4)
+    mujoco.mju_mat2Quat(quat, np.ascontiguousarray(rotation).reshape(9))
+    for _ in range(round(seconds * 240)):
+        env.data.qpos[joint.qposadr[0] : joint.qposadr[0] + 7] = [*centre, *quat]
+        env.data.qvel[joint.dofadr[0] : joint.dofadr[0] + 6] = 0.0
+        env.wait(1 / 240)
+
+
+def pour(env: LabEnv, k: int, dx: float = 0.0) -> None:
+    """Tip vial ``k`` over the holder (its lip ``dx`` to the right of the middle) until it is empty, and
+    stand it back in its slot."""
+    a = math.radians(-110.0)
+    rotation = np.array([[math.cos(a), 0.0, math.sin(a)], [0.0, 1.0, 0.0], [-math.sin(a), 0.0, math.cos(a)]])
+    lip = VIAL_SHAPE.lip(np.zeros(3), rotation)
+    mouth = np.array([HOLDER[0] + dx, HOLDER[1], DECK_Z + 2 * CUVETTE_HALF[1] + 0.012])
+    hold_vial(env, k, mouth - lip, rotation, 1.0)
+    hold_vial(env, k, np.array(vial_slot(k)), np.eye(3), 0.1)
+    env.wait(0.5)

@@ -24,6 +24,7 @@ from actloop.suites.lab.platforms.spectrophotometer import (
     FACES,
     SpectrophotometerBench,
 )
+from actloop.suites.lab.platforms.spectrophotometer_kinetics import KineticsBench
 from actloop.suites.lab.reference.display import Camera, project, read_display, window_corners
 from actloop.suites.lab.server import serving
 from actloop.suites.lab.workspace_files import load_client, load_skills
@@ -137,3 +138,26 @@ def test_the_lcds_show_what_the_instrument_log_says(key: str) -> None:
         assert shown[0] == "502" and re.fullmatch(r"-?\d\.\d{3}", shown[1])
     finally:
         env.close()
+
+
+def test_t2_skills_press_the_log_key_and_lift_a_vial_and_stand_it_back(tmp_path: Path) -> None:
+    """On the kinetics bench: press starts the logger; grasp, carry and place lift a vial of base off its
+    stand and stand it back in its slot, upright and unspilled."""
+    env = LabEnv("crystal_violet_kinetics", 1, level="T2")
+    bench = env.platform
+    assert isinstance(bench, KineticsBench)
+    skills = load_skills()
+    with serving(env) as server:
+        lab = load_client().Lab(server.url, server.token)
+        layout = lab.calibration()["layout"]
+        skills.press(lab, "key_log")
+        assert server.run(lambda: {"on": bench.logging})["on"]
+        height = layout["vial_size"][2]
+        skills.grasp(lab, "vial_2")
+        lifted = server.run(lambda: {"z": float(env.data.body("vial_2").xpos[2])})["z"]
+        x, y, floor = layout["vial_2_slot"]
+        skills.carry(lab, [x, y, floor + height])
+        skills.place(lab, [x, y, floor + height - skills.GRIP_DEPTH + 0.002])
+        lab.close()
+    assert lifted > floor + height / 2 + 0.05
+    assert not env.evaluator.restore_problems(env.data) and not bench.vessels.spills

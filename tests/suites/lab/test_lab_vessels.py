@@ -137,3 +137,13 @@ def test_base_poured_beside_the_cuvette_is_a_spill() -> None:
     upright_model, upright_data, upright = bench(0.05)
     pour(upright_model, upright_data, upright, 20.0, 2.0)  # a small lean: nothing pours
     assert not upright.spills and upright.contents(0, 2.0).volume_ml == 1.0
+
+
+def test_what_runs_over_the_rim_of_a_full_vessel_is_spilled() -> None:
+    rim = 0.018
+    lip_x = -(math.sin(math.radians(120.0)) * rim) - math.cos(math.radians(30.0)) * 0.0075
+    model, data, vessels = bench(-lip_x)
+    vessels._set(1, 0.0, Portion.of(CUVETTE.capacity_ml - 0.25, {CRYSTAL_VIOLET: 1e-5}))
+    pour(model, data, vessels, -120.0, 2.0)
+    assert vessels.contents(1, 2.0).volume_ml == pytest.approx(CUVETTE.capacity_ml)
+    assert vessels.spilled_ml() == {"cuvette": pytest.approx(0.75)}

@@ -20,6 +20,7 @@ from actloop.suites.lab.instance import Instance
 from actloop.suites.lab.instruments import InstrumentLog
 from actloop.suites.lab.physics.spectra import Dye
 from actloop.suites.lab.platforms.spectrophotometer import (
+    SEATED_RULE,
     Cuvette,
     SpectrophotometerBench,
     dye_parameters,
@@ -73,7 +74,7 @@ SPEC = specify(
         ),
     ),
     rules=(
-        "A reading counts only while a cuvette stands seated in the holder, untouched by the robot.",
+        SEATED_RULE,
         "The concentrations are the printed ones.",
     ),
     minima=(ReadingsAt(("absorbance",), "cuvette", 1, "dye cuvettes (cuvette_1 to cuvette_6)"),),

@@ -21,6 +21,7 @@ from actloop.suites.lab.instance import Instance
 from actloop.suites.lab.instruments import InstrumentLog
 from actloop.suites.lab.physics.spectra import Dye
 from actloop.suites.lab.platforms.spectrophotometer import (
+    SEATED_RULE,
     Cuvette,
     SpectrophotometerBench,
     dye_parameters,
@@ -74,7 +75,7 @@ SPEC = specify(
         Part(f"cuvette_{UNKNOWN}", f"the unknown: the same dye in the same solvent, in rack slot {UNKNOWN}"),
     ),
     rules=(
-        "A reading counts only while a cuvette stands seated in the holder, untouched by the robot.",
+        SEATED_RULE,
         "The standards' concentrations are the printed ones.",
     ),
     minima=(

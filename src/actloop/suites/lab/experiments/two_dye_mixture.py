@@ -21,6 +21,7 @@ from actloop.suites.lab.instance import Instance
 from actloop.suites.lab.instruments import InstrumentLog
 from actloop.suites.lab.physics.spectra import Dye
 from actloop.suites.lab.platforms.spectrophotometer import (
+    SEATED_RULE,
     Cuvette,
     SpectrophotometerBench,
     dye_parameters,
@@ -82,7 +83,7 @@ SPEC = specify(
         Part(f"cuvette_{MIXTURE}", f"the mixture of dye 1 and dye 2 in the solvent, in rack slot {MIXTURE}"),
     ),
     rules=(
-        "A reading counts only while a cuvette stands seated in the holder, untouched by the robot.",
+        SEATED_RULE,
         "The standards' concentrations are the printed ones.",
     ),
     minima=(

@@ -100,6 +100,10 @@ _OVER = 10.0 * OVER_RANGE
 """What the instrument's true value is when the detector sees no light (shown as ``OL``)."""
 
 
+SEATED_RULE = "A reading counts only while a cuvette stands seated in the holder, untouched by the robot."
+"""The card's rule for every reading of the spectrophotometer's absorbance."""
+
+
 def instrument_parts() -> tuple[Part, ...]:
     """The spectrophotometer, its holder and its keys, as the card describes them."""
     repeat = f"held for {REPEAT_DELAY_S:g} s it repeats every {REPEAT_S:g} s"

@@ -6,10 +6,10 @@ one) whose liquid is a :class:`~actloop.suites.lab.physics.solutions.Portion` th
 surface stays level: a vessel of inner half width ``r`` and depth ``h`` filled to ``f`` pours once it leans
 past ``tan θ = (h − f) / r``, from the lowest point of its rim, faster the further it leans (all of it
 within about a second when upside down). What it pours falls straight down into the vessel whose mouth lies
-under that point and below it, or onto the bench: a spill, recorded with its volume and time, which leaves
-the bench unrestored. Each vessel's liquid is drawn as a geom whose height follows the volume and whose
-colour follows the contents (a liquid geom is declared at the vessel's capacity, so drawing it lower never
-leaves its bounding sphere).
+under that point and below it (what runs over that vessel's rim is spilled), or onto the bench: a spill,
+recorded with its volume and time, which leaves the bench unrestored. Each vessel's liquid is drawn as a
+geom whose height follows the volume and whose colour follows the contents (its bounding sphere is set to
+hold the vessel's whole inside, so the renderer never culls a fuller drawing).
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 import mujoco
 import numpy as np
@@ -25,6 +26,8 @@ from actloop.suites.lab.physics.solutions import Portion
 
 POUR_ML_S = 3.0
 """How fast a vessel pours when its surface stands a full half width past the rim (or it is upside down)."""
+STANDING_COS = math.cos(math.radians(2.0))
+"""A vessel leaning less than this pours only when filled to within :attr:`Shape.brim_ml` of its rim."""
 
 
 @dataclass(frozen=True)
@@ -44,6 +47,12 @@ class Shape:
     @property
     def capacity_ml(self) -> float:
         return self.area_m2 * self.depth * 1e6
+
+    @cached_property
+    def brim_ml(self) -> float:
+        """The volume above which the vessel pours at a lean of :data:`STANDING_COS` or less."""
+        lean = math.tan(math.acos(STANDING_COS))
+        return self.area_m2 * max(self.depth - self.inner_half * lean, 0.0) * 1e6
 
     def fill_height(self, volume_ml: float) -> float:
         """How high ``volume_ml`` stands above the floor when upright (m); at most the depth."""
@@ -138,18 +147,27 @@ class Vessels:
         since, portion = self._contents[i]
         return self.reaction(portion, time_s - since)
 
+    def stored(self, i: int) -> Portion:
+        """What vessel ``i`` held when its contents last changed (the solutes that react not advanced since;
+        the volume and the others as they are now)."""
+        return self._contents[i][1]
+
     def _set(self, i: int, time_s: float, portion: Portion) -> None:
         self._contents[i] = (time_s, portion)
 
     def attach(self, model: mujoco.MjModel) -> None:
         self._bodies = [model.body(name).id for name in self.names]
         self._liquids = [model.geom(f"{name}_liquid").id for name in self.names]
+        for geom, shape in zip(self._liquids, self.shapes, strict=True):
+            corners = 1 if shape.round else 2  # a square's corner lies √2 half widths out
+            model.geom_rbound[geom] = math.sqrt(corners * shape.inner_half**2 + shape.depth**2)
 
     def step(self, data: mujoco.MjData, dt: float, time_s: float) -> None:
         """Pour from every vessel leaning past its rim into the vessel below its lip, or onto the bench."""
+        upright = data.xmat[self._bodies, 8] >= STANDING_COS
         for i, shape in enumerate(self.shapes):
             volume = self._contents[i][1].volume_ml  # reactions leave the volume as it is
-            if volume == 0.0:
+            if volume == 0.0 or (upright[i] and volume < shape.brim_ml):
                 continue
             rotation = data.xmat[self._bodies[i]].reshape(3, 3)
             rate = shape.pour_rate(volume, rotation[:, 2])
@@ -162,7 +180,12 @@ class Vessels:
             if into is None:
                 self.spills.append(Spill(time_s, self.names[i], poured.volume_ml))
                 continue
-            self._set(into, time_s, self.contents(into, time_s).plus(poured))
+            filled = self.contents(into, time_s).plus(poured)
+            excess = filled.volume_ml - self.shapes[into].capacity_ml
+            if excess > 0.0:  # it runs over the rim
+                over, filled = filled.take(excess)
+                self.spills.append(Spill(time_s, self.names[into], over.volume_ml))
+            self._set(into, time_s, filled)
             if self.mixed_at[into] is None:
                 self.mixed_at[into] = time_s
 
