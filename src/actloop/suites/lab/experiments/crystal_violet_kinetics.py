@@ -149,21 +149,21 @@ class CrystalVioletEvaluator(SpectroEvaluator):
         self._mixed_blanked = HeldFor()
         self.mixed_hold = False
 
-    def handled(self, watch: ContactWatch) -> frozenset[int]:
-        return super().handled(watch) | watch.geoms(*self.platform_vials)
-
     @property
-    def platform_vials(self) -> tuple[str, ...]:
+    def kinetics(self) -> KineticsBench:
+        """The bench watched, with its vials and vessels."""
         assert isinstance(self.platform, KineticsBench)
-        return self.platform.vials
+        return self.platform
+
+    def handled(self, watch: ContactWatch) -> frozenset[int]:
+        return super().handled(watch) | watch.geoms(*self.kinetics.vials)
 
     def observe(self, time_s: float, data: mujoco.MjData, touched: set[int]) -> None:
         super().observe(time_s, data, touched)
         seated = self.holder.now
-        assert isinstance(self.platform, KineticsBench)
-        oh = None if seated is None else self.platform.vessels.stored(seated).concentration(HYDROXIDE)
+        oh = None if seated is None else self.kinetics.vessels.stored(seated).concentration(HYDROXIDE)
         self.hydroxide.update(time_s, oh)
-        mixed = bool(oh) and bool(self.platform.blanks)
+        mixed = bool(oh) and bool(self.kinetics.blanks)
         self.mixed_hold |= self._mixed_blanked.update(time_s, mixed) >= L2_HOLD_S
 
     def _mixed_at(self, time_s: float) -> bool:
@@ -223,10 +223,9 @@ class CrystalVioletEvaluator(SpectroEvaluator):
         return self.hydroxide.at(verdict.time_s) or None
 
     def restore_problems(self, data: mujoco.MjData) -> list[str]:
-        assert isinstance(self.platform, KineticsBench)
         vials = [
             problem
-            for k, vial in enumerate(self.platform_vials, 1)
+            for k, vial in enumerate(self.kinetics.vials, 1)
             for problem in back_in_place(
                 data,
                 vial,
@@ -239,7 +238,7 @@ class CrystalVioletEvaluator(SpectroEvaluator):
         ]
         spilled = [
             f"{vessel} spilled {volume:.2f} mL onto the bench"
-            for vessel, volume in self.platform.vessels.spilled_ml().items()
+            for vessel, volume in self.kinetics.vessels.spilled_ml().items()
         ]
         return [*super().restore_problems(data), *vials, *spilled]
 
