@@ -78,6 +78,8 @@ LIQUID_HALF = (0.0045, 0.017)
 SEATED_XY_M = 0.003
 SEATED_Z_M = 0.002
 SEATED_TILT_COS = math.cos(math.radians(6.0))
+_SEATED_Z = DECK_Z + CUVETTE_HALF[1]
+"""A seated cuvette's centre height."""
 
 # --- the instrument ---
 START_WAVELENGTH_NM = 500.0
@@ -361,13 +363,19 @@ class SpectrophotometerBench(FacedPlatform):
             self.down[key] = travel > (KEY_RELEASED_M if self.down[key] else KEY_PRESSED_M)
 
     def seated(self, data: mujoco.MjData) -> int | None:
-        """The cuvette standing upright on the holder's floor, if any."""
-        centres = data.xpos[self._cuvette_bodies]
-        off = np.abs(centres - np.array([HOLDER[0], HOLDER[1], DECK_Z + CUVETTE_HALF[1]]))
-        upright = data.xmat[self._cuvette_bodies, 8] >= SEATED_TILT_COS
-        inside = (off[:, 0] <= SEATED_XY_M) & (off[:, 1] <= SEATED_XY_M) & (off[:, 2] <= SEATED_Z_M) & upright
-        found = np.flatnonzero(inside)
-        return int(found[0]) if len(found) else None
+        """The cuvette standing upright on the holder's floor, if any (checked every step: a loop over a
+        few bodies, cheaper than array arithmetic)."""
+        xpos, xmat = data.xpos, data.xmat
+        for i, body in enumerate(self._cuvette_bodies):
+            x, y, z = xpos[body].tolist()
+            if (
+                abs(x - HOLDER[0]) <= SEATED_XY_M
+                and abs(y - HOLDER[1]) <= SEATED_XY_M
+                and abs(z - _SEATED_Z) <= SEATED_Z_M
+                and float(xmat[body, 8]) >= SEATED_TILT_COS
+            ):
+                return i
+        return None
 
     def absorbance_in_beam(self, time_s: float) -> float:
         """The true absorbance in the beam at the set wavelength: the seated cuvette's, or none."""
