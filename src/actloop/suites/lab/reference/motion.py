@@ -133,6 +133,16 @@ class Operator:
         self.arm = Arm(lab)
         self.calibration = lab.calibration()
         self.layout: dict[str, list[float]] = self.calibration["layout"]
+        self.ready = np.array(lab.state()["joints"])
+        """The arm's posture at the start (fingertips down, high in front): the way between one kind of
+        work and another."""
+
+    def to_ready(self, safe_z: float) -> None:
+        """Straight up to ``safe_z`` (from below it), then the starting posture."""
+        here = self.lab.state()
+        if here["hand_position"][2] < safe_z - 0.02:
+            self.arm.line([*here["hand_position"][:2], safe_z], here["hand_quaternion"])
+        self.arm.joints_to(self.ready)
 
     def press(
         self, x: float, y: float, top_z: float, depth: float, clearance: float, orientation: list[float]

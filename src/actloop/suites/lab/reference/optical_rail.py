@@ -106,7 +106,6 @@ class RailOperator(Operator):
         super().__init__(lab)
         layout = self.layout
         self.intrinsics = self.calibration["wrist"]["intrinsics"]
-        self.ready = np.array(lab.state()["joints"])
         self.object_x, self.rail_y, self.axis_z = layout["slide"]
         self.carriage_x = {
             name.removesuffix("_carriage"): at[0] for name, at in layout.items() if name.endswith("_carriage")
@@ -174,12 +173,9 @@ class RailOperator(Operator):
 
     # --- moving the lens ---
     def _to_ready(self) -> None:
-        """Straight up to the safe height, then the starting posture (every action leaves the hand where
+        """Up to the rail's safe height, then the starting posture (every action leaves the hand where
         nothing is above it)."""
-        here = self.lab.state()
-        if here["hand_position"][2] < SAFE_Z - 0.02:
-            self.arm.line([*here["hand_position"][:2], SAFE_Z], here["hand_quaternion"])
-        self.arm.joints_to(self.ready)
+        self.to_ready(SAFE_Z)
 
     def _grip_item(self, item: str, x: float, y: float, centre_z: float) -> None:
         self._to_ready()

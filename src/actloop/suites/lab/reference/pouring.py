@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from actloop.suites.lab.reference.motion import GC_OFFSET, Client, quaternion
+from actloop.suites.lab.reference.motion import GC_OFFSET, quaternion
 from actloop.suites.lab.reference.spectrophotometer import SAFE_Z, SpectroOperator
 
 SIDE = quaternion((0.0, 1.0, 0.0), (-1.0, 0.0, 0.0))
@@ -45,18 +45,6 @@ def rolled(degrees: float) -> list[float]:
 
 class PouringOperator(SpectroOperator):
     """The spectrophotometer's operator, also taking vials and pouring them into the seated cuvette."""
-
-    def __init__(self, lab: Client) -> None:
-        super().__init__(lab)
-        self.ready = np.array(lab.state()["joints"])
-        """The starting posture, between the sideways branch and the one the keys and cuvettes use."""
-
-    def _to_ready(self) -> None:
-        """Straight up to the safe height, then the starting posture."""
-        here = self.lab.state()
-        if here["hand_position"][2] < SAFE_Z - 0.02:
-            self.arm.line([*here["hand_position"][:2], SAFE_Z], here["hand_quaternion"])
-        self.arm.joints_to(self.ready)
 
     def _pour_pads(self) -> list[float]:
         """Where the finger pads hold the vial while it pours: the lip over the middle of the holder when the
@@ -104,7 +92,7 @@ class PouringOperator(SpectroOperator):
         """Come in from behind the vial along its fingers, close on it, and lift it clear."""
         pads = self._pads_in_slot(vial)
         self.lab.gripper(0.03)
-        self._to_ready()
+        self.to_ready(SAFE_Z)
         self.arm.joints_to(self._sideways_above(vial))
         self.arm.line([pads[0], pads[1] - GC_OFFSET - BACK_OFF, pads[2]], SIDE)
         self.arm.line(self._hand(pads), SIDE)
@@ -128,4 +116,4 @@ class PouringOperator(SpectroOperator):
         self.arm.line(self._hand([pads[0], pads[1], pads[2] + 0.002]), SIDE)
         self.lab.gripper(0.03)
         self.arm.line([pads[0], pads[1] - GC_OFFSET - BACK_OFF, pads[2] + 0.002], SIDE)
-        self._to_ready()
+        self.to_ready(SAFE_Z)

@@ -62,9 +62,6 @@ class StandOperator(Operator):
         self.ruler = ruler_view(self.layout)
         self.weight_height = self.layout["weight_size"][1]
         self.pointer_z = POINTER_GUESS_Z
-        self.ready = np.array(lab.state()["joints"])
-        """The arm's posture at the start (fingertips down, high in front): the way between reading and
-        carrying."""
 
     # --- reading ---
     def _look_from(self, camera_z: float) -> dict[str, Any]:

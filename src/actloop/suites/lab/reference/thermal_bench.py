@@ -63,8 +63,6 @@ class ThermalOperator(Operator):
         self.setpoint = FIRST_SETPOINT
         x, y, z = self.layout["thermometer_lcd"]
         self.view = (x + VIEW_FROM[0], y + VIEW_FROM[1], z + VIEW_FROM[2])
-        self.ready = np.array(lab.state()["joints"])
-        """The arm's posture at the start (fingertips down, high in front): the way to and from the panel."""
         self.at_panel = False
         self.look: np.ndarray | None = None
         """The posture high in front of the panel, turned towards it, as first reached from the start."""
