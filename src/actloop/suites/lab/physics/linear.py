@@ -233,6 +233,7 @@ _LN2_LO = 1.90821492927058770002e-10
 _INV_LN2 = 1.44269504088896338700e00
 LN10 = 2.302585092994045684018  # rounds to the double nearest ln 10
 _EXP_TAYLOR = [float(Fraction(1, math.factorial(j))) for j in range(14)]  # |r| ≤ ln2/2: 13th order < 1e-17
+_E0, _E1, _E2, _E3, _E4, _E5, _E6, _E7, _E8, _E9, _E10, _E11, _E12, _E13 = _EXP_TAYLOR
 _LOG_SERIES = [float(Fraction(2, 2 * j + 1)) for j in range(12)]  # |s| ≤ 0.1716: s²³ term < 1e-17
 
 
@@ -246,9 +247,9 @@ def exp(x: float) -> float:
         return 0.0
     k = math.floor(x * _INV_LN2 + 0.5)
     r = (x - k * _LN2_HI) - k * _LN2_LO
-    p = 0.0
-    for c in reversed(_EXP_TAYLOR):
-        p = p * r + c
+    # Horner's rule written out (a loop costs twice as much; the operations and their order are the same)
+    p = ((((((_E13 * r + _E12) * r + _E11) * r + _E10) * r + _E9) * r + _E8) * r + _E7) * r + _E6
+    p = (((((p * r + _E5) * r + _E4) * r + _E3) * r + _E2) * r + _E1) * r + _E0
     if k > 1023:  # e^x near the overflow threshold: ldexp in two exact stages
         return math.ldexp(math.ldexp(p, k - 1), 1)
     return math.ldexp(p, k)

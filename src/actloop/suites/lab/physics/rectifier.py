@@ -30,6 +30,8 @@ from actloop.suites.lab.physics.linear import exp
 
 _SIN_TAYLOR = [float(Fraction((-1) ** j, math.factorial(2 * j + 1))) for j in range(12)]
 _COS_TAYLOR = [float(Fraction((-1) ** j, math.factorial(2 * j))) for j in range(12)]
+_S0, _S1, _S2, _S3, _S4, _S5, _S6, _S7, _S8, _S9, _S10, _S11 = _SIN_TAYLOR
+_C0, _C1, _C2, _C3, _C4, _C5, _C6, _C7, _C8, _C9, _C10, _C11 = _COS_TAYLOR
 _GRID = 400
 """Grid points per half cycle on which switching instants are bracketed (at most one of each kind)."""
 _BISECTIONS = 60
@@ -46,11 +48,12 @@ def sin_cos(x: float) -> tuple[float, float]:
     y = math.pi - x if flip else x
     far = y > math.pi / 4  # sin y = cos(π/2 − y)
     z = math.pi / 2 - y if far else y
-    z2 = z * z
-    s = c = 0.0
-    for a, b in zip(reversed(_SIN_TAYLOR), reversed(_COS_TAYLOR), strict=True):
-        s = s * z2 + a
-        c = c * z2 + b
+    q = z * z
+    # Horner's rule written out (a loop costs twice as much; the operations and their order are the same)
+    s = (((((_S11 * q + _S10) * q + _S9) * q + _S8) * q + _S7) * q + _S6) * q + _S5
+    s = ((((s * q + _S4) * q + _S3) * q + _S2) * q + _S1) * q + _S0
+    c = (((((_C11 * q + _C10) * q + _C9) * q + _C8) * q + _C7) * q + _C6) * q + _C5
+    c = ((((c * q + _C4) * q + _C3) * q + _C2) * q + _C1) * q + _C0
     s *= z
     sin, cos = (c, s) if far else (s, c)
     return sin, -cos if flip else cos
@@ -74,10 +77,6 @@ class Rectifier:
     def omega(self) -> float:
         return 2.0 * math.pi * self.frequency
 
-    def source(self, t: float) -> float:
-        """e(t) within a half cycle (0 ≤ t ≤ T/2)."""
-        return self.peak * sin_cos(self.omega * t)[0] - self.forward_drop
-
 
 @dataclass(frozen=True)
 class Output:
@@ -96,6 +95,7 @@ class _HalfCycle:
 
     def __init__(self, supply: Rectifier, farads: float, load_ohms: float) -> None:
         self.s = supply
+        self.w = supply.omega
         self.tau_off = load_ohms * farads
         g = 1.0 / supply.winding_ohms + 1.0 / load_ohms
         self.k = g / farads
@@ -105,12 +105,18 @@ class _HalfCycle:
     def decay(self, v_a: float, dt: float) -> float:
         return v_a * exp(-dt / self.tau_off)
 
-    def _particular(self, t: float) -> float:
-        sin, cos = sin_cos(self.s.omega * t)
-        return self.v_const + self.amp * (self.k * sin - self.s.omega * cos)
+    def _source(self, t: float) -> float:
+        """e(t) within a half cycle (0 ≤ t ≤ T/2)."""
+        return self.s.peak * sin_cos(self.w * t)[0] - self.s.forward_drop
 
-    def conducting(self, v_on: float, t_on: float, t: float) -> float:
-        return self._particular(t) + (v_on - self._particular(t_on)) * exp(-self.k * (t - t_on))
+    def _particular(self, t: float) -> float:
+        sin, cos = sin_cos(self.w * t)
+        return self.v_const + self.amp * (self.k * sin - self.w * cos)
+
+    def conducting(self, v_on: float, t_on: float) -> Callable[[float], float]:
+        """v(t) while the bridge conducts, from v_on at t_on."""
+        homogeneous = v_on - self._particular(t_on)
+        return lambda t: self._particular(t) + homogeneous * exp(-self.k * (t - t_on))
 
     def _first(self, f: Callable[[float], float], start: float, rising: bool) -> float | None:
         """The first t in (start, T/2] where f turns positive (``rising``) or stops being positive, bisected
@@ -134,13 +140,14 @@ class _HalfCycle:
     def switching(self, v0: float) -> tuple[float, float, float, float] | None:
         """(t_on, v at t_on, t_off, v at t_off) of the half cycle starting at v0; None if the bridge never
         conducts."""
-        t_on = self._first(lambda t: self.s.source(t) - self.decay(v0, t), 0.0, rising=True)
+        t_on = self._first(lambda t: self._source(t) - self.decay(v0, t), 0.0, rising=True)
         if t_on is None:
             return None
         v_on = self.decay(v0, t_on)
-        t_off = self._first(lambda t: self.s.source(t) - self.conducting(v_on, t_on, t), t_on, rising=False)
+        v = self.conducting(v_on, t_on)
+        t_off = self._first(lambda t: self._source(t) - v(t), t_on, rising=False)
         t_off = self.s.half_period if t_off is None else t_off
-        return t_on, v_on, t_off, self.conducting(v_on, t_on, t_off)
+        return t_on, v_on, t_off, v(t_off)
 
     def end(self, v0: float) -> float:
         """v at the end of the half cycle that starts at v0."""
@@ -151,7 +158,7 @@ class _HalfCycle:
         return self.decay(v_off, self.s.half_period - t_off)
 
     def _integral_conducting(self, v_on: float, t_on: float, t_off: float) -> float:
-        w, k = self.s.omega, self.k
+        w, k = self.w, self.k
         (s1, c1), (s0, c0) = sin_cos(w * t_off), sin_cos(w * t_on)
         # ∫ (k sin wt − w cos wt) dt = −(k/w) cos wt − sin wt
         sinusoid = self.amp * ((-(k / w) * c1 - s1) - (-(k / w) * c0 - s0))
@@ -180,16 +187,18 @@ class _HalfCycle:
         extreme is bracketed on a grid and refined by golden-section search."""
         step = (t_off - t_on) / _GRID
         times = [t_on + i * step for i in range(_GRID)] + [t_off]
-        values = [self.conducting(v_on, t_on, t) for t in times]
-        low = self._refine(values.index(min(values)), times, v_on, t_on, sign=1.0)
-        high = self._refine(values.index(max(values)), times, v_on, t_on, sign=-1.0)
+        v = self.conducting(v_on, t_on)
+        values = [v(t) for t in times]
+        low = self._refine(values.index(min(values)), times, v, sign=1.0)
+        high = self._refine(values.index(max(values)), times, v, sign=-1.0)
         return low, high
 
-    def _refine(self, i: int, times: list[float], v_on: float, t_on: float, sign: float) -> float:
+    @staticmethod
+    def _refine(i: int, times: list[float], v: Callable[[float], float], sign: float) -> float:
         """The minimum (sign 1) or maximum (sign −1) of v about grid point i, by golden-section search."""
         ratio = (math.sqrt(5.0) - 1.0) / 2.0
         a, b = times[max(i - 1, 0)], times[min(i + 1, len(times) - 1)]
-        value = lambda t: sign * self.conducting(v_on, t_on, t)  # noqa: E731
+        value = lambda t: sign * v(t)  # noqa: E731
         for _ in range(_GOLDEN):
             x1, x2 = b - ratio * (b - a), a + ratio * (b - a)
             if value(x1) < value(x2):
