@@ -12,11 +12,11 @@ import numpy as np
 
 from actloop.suites.lab.env import LabEnv
 from actloop.suites.lab.instruments import Visibility
+from actloop.suites.lab.platforms.keys import KEY_TRAVEL_M
 from actloop.suites.lab.platforms.spectrophotometer import (
     CUVETTE_HALF,
     DECK_Z,
     HOLDER,
-    KEY_TRAVEL_M,
     SpectrophotometerBench,
     rack_slot,
 )

@@ -15,11 +15,11 @@ from actloop.suites.lab.card import task_card
 from actloop.suites.lab.env import LabEnv
 from actloop.suites.lab.experiments.dye_absorptivity import SPEC, DyeAbsorptivityEvaluator, dilution
 from actloop.suites.lab.instance import draw
+from actloop.suites.lab.platforms.keys import KEY_TRAVEL_M
 from actloop.suites.lab.platforms.spectrophotometer import (
     CUVETTE_HALF,
     DECK_Z,
     HOLDER,
-    KEY_TRAVEL_M,
     rack_slot,
 )
 from actloop.suites.lab.readability import visibility

@@ -40,6 +40,7 @@ def test_the_built_experiments_are_the_modules_in_table_6_order() -> None:
         "three_terminal_box",
         "rectifier_supply",
         "spectro_calibration",
+        "strong_acid_titration",
         "two_dye_mixture",
         "crystal_violet_kinetics",
         "two_lens_relay",

@@ -17,6 +17,7 @@ from actloop.suites.lab.spec import REFIT_FRACTION, ExperimentSpec, Part, Quanti
 RESTORE_TEXT = {
     "place": "must be back where it started",
     "off": "must be switched off",
+    "closed": "must be closed",
 }
 
 

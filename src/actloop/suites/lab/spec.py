@@ -174,11 +174,12 @@ class Parameter:
 class Part:
     """A named part of the bench with its function as the card states it. ``restore`` says how it must
     be left at submission: ``place`` (back where it started), ``off`` (switched off or unpowered),
-    ``any`` (the objective uses it; left as the agent sets it), or ``fixed`` (cannot be moved)."""
+    ``closed`` (a valve or a stopcock), ``any`` (the objective uses it; left as the agent sets it), or
+    ``fixed`` (cannot be moved)."""
 
     name: str
     function: str
-    restore: Literal["place", "off", "any", "fixed"] = "place"
+    restore: Literal["place", "off", "closed", "any", "fixed"] = "place"
 
 
 @dataclass(frozen=True)

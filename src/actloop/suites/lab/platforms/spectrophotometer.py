@@ -4,7 +4,7 @@ two LCDs on its deck, and a rack of cuvettes pre-filled with solutions of printe
 Mechanics: a cuvette is a rigid body (a clear cell with the coloured liquid inside); it is *seated* when it
 stands upright on the holder's floor inside the holder's four walls, and only a seated cuvette is in the
 beam. The keys are caps on spring-returned vertical slide joints, pressed when pushed past
-:data:`KEY_PRESSED_M`: ``λ−`` and ``λ+`` step the wavelength by 1 nm per press and repeat while held,
+:data:`~.keys.KEY_PRESSED_M`: ``λ−`` and ``λ+`` step the wavelength by 1 nm per press and repeat while held,
 ``BLANK`` takes the single-beam reference with whatever stands in the holder.
 
 Physics (:mod:`actloop.suites.lab.physics.spectra`): the absorbance in the beam is Beer–Lambert's over the
@@ -32,6 +32,7 @@ from actloop.suites.lab.physics.linear import LN10, exp
 from actloop.suites.lab.physics.spectra import Band, Dye, Spectrophotometer, absorbance
 from actloop.suites.lab.platforms.base import NUMBER_WORDS, ReadingSite, published
 from actloop.suites.lab.platforms.display import DisplayFace, FacedPlatform
+from actloop.suites.lab.platforms.keys import key_top, key_xml, switched
 from actloop.suites.lab.spec import Parameter, Part, uniform
 
 # --- layout (world frame, metres) ---
@@ -47,17 +48,12 @@ HOLDER_WALL = (0.003, 0.01)
 KEYS = (("lambda_down", -0.10), ("lambda_up", -0.06), ("blank", -0.02))
 """The keys (name, x) in a row at :data:`KEY_Y`."""
 KEY_Y = 0.02
-KEY_RADIUS = 0.009
-KEY_CAP_HALF_M = 0.003
-KEY_REST_M = 0.008
-"""A key cap's bottom stands this far above the deck at rest; it travels :data:`KEY_TRAVEL_M` down."""
-KEY_TRAVEL_M = 0.005
-KEY_PRESSED_M = 0.003
-KEY_RELEASED_M = 0.0015
-"""A key switches on when pushed past KEY_PRESSED_M and off only when back above KEY_RELEASED_M (no
-chatter from a bouncing fingertip)."""
-KEY_STIFFNESS = 60.0
-KEY_PRELOAD_M = 0.004
+KEY_COLOURS = {
+    "lambda_down": "0.2 0.35 0.7 1",
+    "lambda_up": "0.7 0.3 0.2 1",
+    "blank": "0.9 0.9 0.9 1",
+    "log": "0.25 0.6 0.3 1",
+}
 REPEAT_DELAY_S = 0.5
 REPEAT_S = 0.05
 """A held wavelength key steps again after REPEAT_DELAY_S, then every REPEAT_S (20 nm/s)."""
@@ -276,7 +272,7 @@ class SpectrophotometerBench(FacedPlatform):
             face.geom_xml(f"{FACE_X - bx} {FACE_Y[face.instrument] - by} {hz + 0.0011}", "-1.5707963 0 0")
             for face in FACES
         )
-        keys = "\n".join(self._key_xml(name, x) for name, x in self.keys)
+        keys = "\n".join(key_xml(name, x, KEY_Y, DECK_Z, KEY_COLOURS[name]) for name, x in self.keys)
         cuvettes = "\n".join(self._cuvette_xml(i, c) for i, c in enumerate(self.cuvettes))
         return f"""
 <body name="spectrophotometer" pos="{bx} {by} {TABLE_TOP_Z + hz}">
@@ -309,26 +305,6 @@ class SpectrophotometerBench(FacedPlatform):
             for n, x, y, sx, sy in walls
         )
 
-    @staticmethod
-    def _key_xml(name: str, x: float) -> str:
-        z = DECK_Z + KEY_REST_M + KEY_CAP_HALF_M
-        label = {
-            "lambda_down": "0.2 0.35 0.7 1",
-            "lambda_up": "0.7 0.3 0.2 1",
-            "blank": "0.9 0.9 0.9 1",
-            "log": "0.25 0.6 0.3 1",
-        }
-        return f"""
-<body name="key_{name}" pos="{x} {KEY_Y} {z}">
-  <joint name="key_{name}" type="slide" axis="0 0 1" range="{-KEY_TRAVEL_M} 0" stiffness="{KEY_STIFFNESS}"
-         springref="{KEY_PRELOAD_M}" damping="1.0"/>
-  <geom name="key_{name}" type="cylinder" size="{KEY_RADIUS} {KEY_CAP_HALF_M}" mass="0.004"
-        rgba="{label[name]}" {WORLD_GEOM}/>
-  <geom name="key_{name}_stem" type="cylinder" size="0.004 {KEY_REST_M / 2}"
-        pos="0 0 {-KEY_CAP_HALF_M - KEY_REST_M / 2}" rgba="0.3 0.3 0.3 1" contype="0" conaffinity="0"
-        mass="0"/>
-</body>"""
-
     def _rack_xml(self) -> str:
         return rack_xml("cuvette_rack", "rack", len(self.cuvettes), rack_slot(0)[:2], HOLDER_INNER_HALF)
 
@@ -360,7 +336,7 @@ class SpectrophotometerBench(FacedPlatform):
         """Update which keys are down, with the switches' hysteresis."""
         for key, address in self._key_joints.items():
             travel = -float(data.qpos[address])
-            self.down[key] = travel > (KEY_RELEASED_M if self.down[key] else KEY_PRESSED_M)
+            self.down[key] = switched(self.down[key], travel)
 
     def seated(self, data: mujoco.MjData) -> int | None:
         """The cuvette standing upright on the holder's floor, if any (checked every step: a loop over a
@@ -415,7 +391,7 @@ class SpectrophotometerBench(FacedPlatform):
         positions = {
             "holder": [*HOLDER, DECK_Z],
             **{f"{c.name}_slot": [*rack_slot(i)[:2], TABLE_TOP_Z] for i, c in enumerate(self.cuvettes)},
-            **{f"key_{name}": [x, KEY_Y, DECK_Z + KEY_REST_M + 2 * KEY_CAP_HALF_M] for name, x in self.keys},
+            **{f"key_{name}": [x, KEY_Y, key_top(DECK_Z)] for name, x in self.keys},
             **{f"{f.instrument}_lcd": [FACE_X, FACE_Y[f.instrument], DECK_Z + FACE_SURFACE_M] for f in FACES},
             **{f"{f.instrument}_lcd_size": [f.width_m, f.height_m] for f in FACES},
             "cuvette_size": [2 * CUVETTE_HALF[0], 2 * CUVETTE_HALF[0], 2 * CUVETTE_HALF[1]],

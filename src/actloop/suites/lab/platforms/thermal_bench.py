@@ -30,6 +30,7 @@ from actloop.suites.lab.instruments import DigitalDisplay, InstrumentSpec
 from actloop.suites.lab.physics.heat import ROOM, ThermalNetwork
 from actloop.suites.lab.platforms.base import ReadingSite, published
 from actloop.suites.lab.platforms.display import FACE_DEPTH_M, DisplayFace, FacedPlatform
+from actloop.suites.lab.platforms.wells import Well, well_xml
 from actloop.suites.lab.spec import Part
 
 KELVIN = 273.15
@@ -45,6 +46,7 @@ FUNNEL_HEIGHT = 0.008
 """Each well's mouth opens into a funnel rising this far at 45 degrees: it guides a stem a few millimetres
 off into the well."""
 WELL_DEPTH = 0.04
+WELL = Well(WELL_HALF, WELL_DEPTH, FUNNEL_HEIGHT)
 STEM_RADIUS = 0.003
 STEM_LENGTH = 0.05
 HANDLE_RADIUS = 0.008
@@ -170,35 +172,6 @@ def bench_parts() -> tuple[Part, ...]:
     return (block_part(), *probe_parts(), *heater_parts(), *meter_parts())
 
 
-def well_xml(name: str, centre: tuple[float, float], half: tuple[float, float, float], rgba: str) -> str:
-    """A box with a square well down its middle: four walls around the well, a floor under it and a funnel
-    around its mouth (four plates at 45 degrees)."""
-    hx, hy, hz = half
-    w, floor, funnel = WELL_HALF, (2 * hz - WELL_DEPTH) / 2, FUNNEL_HEIGHT
-    side = (hx - w) / 2
-    walls = [
-        ("left", f"{side} {hy} {hz}", f"{-(w + side)} 0 {hz}", "0 0 0"),
-        ("right", f"{side} {hy} {hz}", f"{w + side} 0 {hz}", "0 0 0"),
-        ("back", f"{w} {(hy - w) / 2} {hz}", f"0 {w + (hy - w) / 2} {hz}", "0 0 0"),
-        ("front", f"{w} {(hy - w) / 2} {hz}", f"0 {-(w + (hy - w) / 2)} {hz}", "0 0 0"),
-        ("floor", f"{w} {w} {floor}", f"0 0 {floor}", "0 0 0"),
-    ]
-    slope, across, middle = funnel * math.sqrt(2) / 2, w + funnel, w + funnel / 2 + 0.0005
-    z, q = 2 * hz + funnel / 2, math.pi / 4
-    walls += [
-        ("funnel_left", f"{slope} {across} 0.0007", f"{-middle} 0 {z}", f"0 {q} 0"),
-        ("funnel_right", f"{slope} {across} 0.0007", f"{middle} 0 {z}", f"0 {-q} 0"),
-        ("funnel_front", f"{across} {slope} 0.0007", f"0 {-middle} {z}", f"{-q} 0 0"),
-        ("funnel_back", f"{across} {slope} 0.0007", f"0 {middle} {z}", f"{q} 0 0"),
-    ]
-    geoms = "\n".join(
-        f'  <geom name="{name}_{part}" type="box" size="{size}" pos="{pos}" euler="{euler}" rgba="{rgba}" '
-        f"{WORLD_GEOM}/>"
-        for part, size, pos, euler in walls
-    )
-    return f'<body name="{name}" pos="{centre[0]} {centre[1]} {TABLE_TOP_Z}">\n{geoms}\n</body>'
-
-
 class ThermalBench(FacedPlatform):
     """The apparatus of one thermistor instance (see the module docstring)."""
 
@@ -250,8 +223,8 @@ class ThermalBench(FacedPlatform):
             for i, (x, rgba) in enumerate(zip(KEYS_X, ("0.2 0.3 0.7 1", "0.75 0.25 0.2 1"), strict=True))
         )
         return f"""
-{well_xml("block", BLOCK, BLOCK_HALF, "0.75 0.76 0.78 1")}
-{well_xml("holder", HOLDER, HOLDER_HALF, "0.3 0.3 0.33 1")}
+{well_xml("block", BLOCK, BLOCK_HALF, "0.75 0.76 0.78 1", WELL)}
+{well_xml("holder", HOLDER, HOLDER_HALF, "0.3 0.3 0.33 1", WELL)}
 <body name="probe" pos="{HOLDER[0]} {HOLDER[1]} {probe_z:.5f}">
   <freejoint name="probe_free"/>
   <geom name="probe_stem" type="capsule" fromto="0 0 {STEM_RADIUS} 0 0 {STEM_LENGTH}" size="{STEM_RADIUS}"

@@ -176,23 +176,33 @@ class Vessels:
             poured, left = self.contents(i, time_s).take(rate * dt)
             self._set(i, time_s, left)
             lip = shape.lip(data.xpos[self._bodies[i]], rotation)
-            into = self._receiver(data, lip, i)
-            if into is None:
-                self.spills.append(Spill(time_s, self.names[i], poured.volume_ml))
-                continue
-            filled = self.contents(into, time_s).plus(poured)
-            excess = filled.volume_ml - self.shapes[into].capacity_ml
-            if excess > 0.0:  # it runs over the rim
-                over, filled = filled.take(excess)
-                self.spills.append(Spill(time_s, self.names[into], over.volume_ml))
-            self._set(into, time_s, filled)
-            if self.mixed_at[into] is None:
-                self.mixed_at[into] = time_s
+            self.fall(data, lip, poured, time_s, self.names[i])
 
-    def _receiver(self, data: mujoco.MjData, point: np.ndarray, source: int) -> int | None:
+    def fall(
+        self, data: mujoco.MjData, point: np.ndarray, portion: Portion, time_s: float, source: str
+    ) -> None:
+        """``portion`` falls straight down from ``point``: into the vessel whose mouth lies below (what runs
+        over its rim is spilled), or onto the bench, a spill of ``source`` (a vessel's or a burette's
+        name)."""
+        into = self._receiver(data, point, source)
+        if into is None:
+            self.spills.append(Spill(time_s, source, portion.volume_ml))
+            return
+        filled = self.contents(into, time_s).plus(portion)
+        excess = filled.volume_ml - self.shapes[into].capacity_ml
+        if excess > 0.0:  # it runs over the rim
+            over, filled = filled.take(excess)
+            self.spills.append(Spill(time_s, self.names[into], over.volume_ml))
+        self._set(into, time_s, filled)
+        if self.mixed_at[into] is None:
+            self.mixed_at[into] = time_s
+
+    def _receiver(self, data: mujoco.MjData, point: np.ndarray, source: str) -> int | None:
         for j, shape in enumerate(self.shapes):
             body = self._bodies[j]
-            if j != source and shape.catches(data.xpos[body], data.xmat[body].reshape(3, 3), point):
+            if self.names[j] != source and shape.catches(
+                data.xpos[body], data.xmat[body].reshape(3, 3), point
+            ):
                 return j
         return None
 
