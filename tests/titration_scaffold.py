@@ -62,6 +62,14 @@ def turn(env: LabEnv, angle: float) -> None:
     env.data.qvel[env.model.joint("stopcock").dofadr[0]] = 0.0
 
 
+def run_to(env: LabEnv, angle: float, target: int) -> None:
+    """Hold the stopcock at ``angle`` until ``target`` drops have fallen, then close it."""
+    turn(env, angle)
+    while bench(env).burette.drops < target:
+        env.wait(0.1)
+    turn(env, 0.0)
+
+
 def press_log(env: LabEnv) -> None:
     env.data.qpos[env.model.joint("key_log").qposadr[0]] = -0.9 * KEY_TRAVEL_M
     env.wait(0.3)  # the spring returns the key

@@ -42,6 +42,7 @@ def test_the_built_experiments_are_the_modules_in_table_6_order() -> None:
         "spectro_calibration",
         "strong_acid_titration",
         "two_dye_mixture",
+        "weak_acid_titration",
         "crystal_violet_kinetics",
         "two_lens_relay",
         "single_slit",

@@ -13,11 +13,19 @@ import pytest
 from actloop.suites.lab.env import LabEnv
 from actloop.suites.lab.experiments.strong_acid_titration import TITRANT_M, equivalence_ml
 from actloop.suites.lab.platforms.titration import DROP_ML, OPEN_RAD
-from actloop.suites.lab.reference.titration import Row, per_drop, steepest_rise
-from titration_scaffold import Citation, cite, hang, logged, on_stirrer, press_log, restore, store, turn
-
-DRIP_RAD = 0.36
-"""About one drop every three seconds."""
+from actloop.suites.lab.reference.titration import DRIP_RAD, Row, per_drop, steepest_rise
+from titration_scaffold import (
+    Citation,
+    cite,
+    hang,
+    logged,
+    on_stirrer,
+    press_log,
+    restore,
+    run_to,
+    store,
+    turn,
+)
 
 
 @pytest.fixture
@@ -25,18 +33,6 @@ def env() -> Iterator[LabEnv]:
     bench = LabEnv("strong_acid_titration", 1, render=False)
     yield bench
     bench.close()
-
-
-def drops(env: LabEnv) -> int:
-    return env.platform.burette.drops  # type: ignore[attr-defined, no-any-return]
-
-
-def run_to(env: LabEnv, angle: float, target: int) -> None:
-    """Hold the stopcock at ``angle`` until ``target`` drops have fallen, then close it."""
-    turn(env, angle)
-    while drops(env) < target:
-        env.wait(0.1)
-    turn(env, 0.0)
 
 
 def titrate(env: LabEnv, stop_ml: float = 0.4, name: str = "titration.csv") -> tuple[list[Row], float]:

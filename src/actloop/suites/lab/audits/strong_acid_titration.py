@@ -27,7 +27,7 @@ def plan() -> Plan:
         return [
             meter.read(
                 titration.electrode.reads(
-                    ph(solution_of(sample.plus(Portion.of(ml, {HYDROXIDE: TITRANT_M})), None))
+                    ph(solution_of(sample.plus(Portion.of(ml, {HYDROXIDE: TITRANT_M})), {}))
                 )
             )
             for ml in volumes

@@ -21,15 +21,19 @@ from actloop.suites.lab.instance import Instance
 from actloop.suites.lab.instruments import InstrumentLog
 from actloop.suites.lab.physics.solutions import Portion
 from actloop.suites.lab.platforms.titration import (
-    DROP_ML,
     HYDROCHLORIC_ACID,
     Electrode,
     TitrationBench,
     bench_parts,
 )
-from actloop.suites.lab.platforms.titration_evaluation import DROP_RULE, READING_RULE, TitrationEvaluator
+from actloop.suites.lab.platforms.titration_evaluation import (
+    DROP_RULE,
+    READING_RULE,
+    TITRANT_READINGS,
+    TitrationEvaluator,
+)
 from actloop.suites.lab.scoring import Check
-from actloop.suites.lab.spec import Parameter, Part, ReadingsAt, choice, uniform
+from actloop.suites.lab.spec import Parameter, Part, choice, uniform
 
 BEAKERS = 3
 TITRANT_M = 0.2000
@@ -67,16 +71,7 @@ SPEC = specify(
         "The electrode was calibrated some time ago: its readings may be off by up to 0.15 pH, and its "
         "response by a few per cent.",
     ),
-    minima=(
-        ReadingsAt(
-            ("ph",),
-            "titrant_ml",
-            2,
-            "volumes of titrant in the sample read",
-            gap=DROP_ML / 2,
-            unit="mL",
-        ),
-    ),
+    minima=(TITRANT_READINGS,),
 )
 
 
@@ -97,13 +92,7 @@ class StrongAcidEvaluator(TitrationEvaluator):
     """L4: readings of one sample close to its equivalence point on both sides."""
 
     def milestones(self, valid: Sequence[Verdict], log: InstrumentLog, conditions: Conditions) -> list[Check]:
-        v_eq = equivalence_ml(self.instance)
-        bracketed = [
-            beaker
-            for beaker, readings in self.sample_readings(valid).items()
-            if any(v_eq - BRACKET_ML <= ml < v_eq for ml, _ in readings)
-            and any(v_eq < ml <= v_eq + BRACKET_ML for ml, _ in readings)
-        ]
+        bracketed = self.bracketing(valid, equivalence_ml(self.instance), BRACKET_ML)
         return [
             *self.sample_milestones(log),
             Check(

@@ -1,9 +1,10 @@
 """Acid–base equilibria of an ideal aqueous solution at 25 °C: strong and weak acids, a strong base.
 
 A :class:`Solution` holds a volume (L) and the analytical amounts (mol) put into it: a strong acid (HCl, fully
-H⁺ and Cl⁻), a strong base (NaOH, fully Na⁺ and OH⁻) and one monoprotic weak acid HA (HA and A⁻ together)
-of a given pKa. :func:`ph` solves the charge balance ``[H⁺] + [Na⁺] = [OH⁻] + [Cl⁻] + [A⁻]`` with
-``[OH⁻] = Kw / [H⁺]`` and ``[A⁻] = C_HA Ka / (Ka + [H⁺])`` exactly, activities taken as concentrations.
+H⁺ and Cl⁻), a strong base (NaOH, fully Na⁺ and OH⁻), one monoprotic weak acid HA (HA and A⁻ together)
+of a given pKa, and any further monoprotic weak acids (a calibration buffer's). :func:`ph` solves the
+charge balance ``[H⁺] + [Na⁺] = [OH⁻] + [Cl⁻] + Σ [A⁻]`` with ``[OH⁻] = Kw / [H⁺]`` and each
+``[A⁻] = C_HA Ka / (Ka + [H⁺])`` exactly, activities taken as concentrations.
 """
 
 from __future__ import annotations
@@ -21,13 +22,15 @@ _HALVINGS = 64  # 21 · 2⁻⁶⁴ ≈ 1e-18 pH: the bracket shrinks to adjacent
 @dataclass(frozen=True)
 class Solution:
     """A beaker's contents: volume (L) and the moles of strong acid, strong base and weak acid (mol) in it;
-    ``pka`` is the weak acid's (None when there is none)."""
+    ``pka`` is the weak acid's (None when there is none); ``other_acids`` are further weak acids, (mol, pKa)
+    each."""
 
     volume_l: float
     strong_acid_mol: float = 0.0
     strong_base_mol: float = 0.0
     weak_acid_mol: float = 0.0
     pka: float | None = None
+    other_acids: tuple[tuple[float, float], ...] = ()
 
     def __post_init__(self) -> None:
         amounts = {
@@ -45,10 +48,15 @@ class Solution:
             raise ValueError("a weak acid needs its pKa")
         if self.pka is not None and not math.isfinite(self.pka):
             raise ValueError(f"pKa must be finite, not {self.pka}")
+        for moles, pka in self.other_acids:
+            if not (math.isfinite(moles) and moles >= 0.0 and math.isfinite(pka)):
+                raise ValueError(
+                    f"a further weak acid needs finite, non-negative moles and a finite pKa: {moles}, {pka}"
+                )
 
     def mix(self, other: Solution) -> Solution:
-        """The two poured together: volumes and moles add (ideal mixing). Only one weak acid is modelled, so
-        weak acids of different pKa cannot be mixed."""
+        """The two poured together: volumes and moles add (ideal mixing). The main weak acids of the two must
+        be the same (of one pKa); further weak acids are kept side by side."""
         pkas = {part.pka for part in (self, other) if part.weak_acid_mol > 0.0 and part.pka is not None}
         if len(pkas) > 1:
             raise ValueError(f"cannot mix weak acids of different pKa: {sorted(pkas)}")
@@ -58,6 +66,7 @@ class Solution:
             self.strong_base_mol + other.strong_base_mol,
             self.weak_acid_mol + other.weak_acid_mol,
             next(iter(pkas), None),
+            self.other_acids + other.other_acids,
         )
 
 
@@ -88,12 +97,15 @@ def ph(solution: Solution) -> float:
     if volume <= 0.0:
         raise ValueError("an empty beaker has no pH")
     excess_base = (solution.strong_base_mol - solution.strong_acid_mol) / volume  # [Na⁺] − [Cl⁻], mol/L
-    weak = solution.weak_acid_mol / volume  # C_HA, mol/L
-    ka = 0.0 if solution.pka is None else exp(-LN10 * solution.pka)
+    acids = [
+        (moles / volume, exp(-LN10 * pka))  # C_HA (mol/L), Ka
+        for moles, pka in ((solution.weak_acid_mol, solution.pka), *solution.other_acids)
+        if moles > 0.0 and pka is not None
+    ]
 
     def excess_positive(ph_value: float) -> float:
         h = exp(-LN10 * ph_value)
-        return h + excess_base - KW / h - weak * ka / (ka + h)
+        return h + excess_base - KW / h - sum(c * ka / (ka + h) for c, ka in acids)
 
     acidic, basic = _PH_BRACKET
     if not (excess_positive(acidic) > 0.0 > excess_positive(basic)):

@@ -21,7 +21,7 @@ slope and an offset about pH 7) with the electrode's lag. The drop counter at th
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -30,8 +30,9 @@ import numpy as np
 
 from actloop.sim.scene import TABLE_TOP_Z, WORLD_GEOM
 from actloop.suites.lab.instruments import DigitalDisplay, InstrumentSpec, LoggerSpec, Shown
-from actloop.suites.lab.physics.acid_base import Solution, ph
+from actloop.suites.lab.physics.acid_base import KW, Solution, ph
 from actloop.suites.lab.physics.burette import Burette
+from actloop.suites.lab.physics.linear import LN10, exp
 from actloop.suites.lab.physics.solutions import HYDROXIDE, Portion
 from actloop.suites.lab.platforms.base import NUMBER_WORDS, ReadingSite, published
 from actloop.suites.lab.platforms.display import FACE_DEPTH_M, DisplayFace, FacedPlatform
@@ -208,15 +209,27 @@ class Electrode:
         return STORAGE_PH + self.slope * (true_ph - STORAGE_PH) + self.offset
 
 
-def solution_of(portion: Portion, pka: float | None) -> Solution:
-    """A beaker's contents as the pH solver takes them (L and mol)."""
+def solution_of(portion: Portion, pkas: Mapping[str, float]) -> Solution:
+    """A beaker's contents as the pH solver takes them (L and mol), ``pkas`` naming the weak acids' solutes
+    and their pKa."""
+    weak = tuple(
+        (portion.moles(name), pka) for name, pka in sorted(pkas.items()) if portion.moles(name) > 0.0
+    )
     return Solution(
         portion.volume_ml / 1000.0,
         strong_acid_mol=portion.moles(HYDROCHLORIC_ACID),
         strong_base_mol=portion.moles(HYDROXIDE),
-        weak_acid_mol=portion.moles(WEAK_ACID),
-        pka=pka if portion.moles(WEAK_ACID) > 0.0 else None,
+        other_acids=weak,
     )
+
+
+def buffer(ph_value: float, acid: str, pka: float, volume_ml: float, concentration: float) -> Portion:
+    """``volume_ml`` of a calibration buffer of pH ``ph_value``: the weak acid ``acid`` (of ``pka``) at
+    ``concentration`` (mol/L), part neutralised by exactly the sodium hydroxide the charge balance asks,
+    ``[Na⁺] = Kw/[H⁺] − [H⁺] + C Ka / (Ka + [H⁺])``."""
+    h, ka = exp(-LN10 * ph_value), exp(-LN10 * pka)
+    sodium = KW / h - h + concentration * ka / (ka + h)
+    return Portion.of(volume_ml, {acid: concentration, HYDROXIDE: sodium})
 
 
 def beaker_colour(portion: Portion) -> tuple[float, float, float]:
@@ -226,7 +239,7 @@ def beaker_colour(portion: Portion) -> tuple[float, float, float]:
 
 class TitrationBench(FacedPlatform):
     """The titration bench with ``samples`` in its beakers (beaker_1 ...), a burette of sodium hydroxide at
-    ``titrant_m`` (mol/L), the weak acid's ``pka`` (when a sample holds one) and the electrode's
+    ``titrant_m`` (mol/L), the weak acids' pKa by their solutes' names (``pkas``) and the electrode's
     calibration error."""
 
     drawn_as: ClassVar[dict[str, tuple[str, ...]]] = {
@@ -235,14 +248,18 @@ class TitrationBench(FacedPlatform):
     }
 
     def __init__(
-        self, samples: Sequence[Portion], titrant_m: float, electrode: Electrode, pka: float | None = None
+        self,
+        samples: Sequence[Portion],
+        titrant_m: float,
+        electrode: Electrode,
+        pkas: Mapping[str, float] | None = None,
     ) -> None:
         self.beakers = tuple(f"beaker_{k}" for k in range(1, len(samples) + 1))
         self.vessels = Vessels(self.beakers, [BEAKER_SHAPE] * len(samples), samples, beaker_colour)
         self.burette = Burette(BURETTE_ML, DROP_ML)
         self.titrant_m = titrant_m
         self.electrode = electrode
-        self.pka = pka
+        self.pkas = dict(pkas or {})
         self.logging = False
         self.on_stirrer: int | None = None
         """The beaker standing on the stirrer, if any (updated every step)."""
@@ -507,7 +524,7 @@ class TitrationBench(FacedPlatform):
         portion = self.vessels.stored(i)
         key = (portion.volume_ml, portion.solutes)
         if self._ph_cache is None or self._ph_cache[0] != key:
-            self._ph_cache = (key, ph(solution_of(portion, self.pka)))
+            self._ph_cache = (key, ph(solution_of(portion, self.pkas)))
         return self._ph_cache[1]
 
     def after_step(self, model: mujoco.MjModel, data: mujoco.MjData) -> None:

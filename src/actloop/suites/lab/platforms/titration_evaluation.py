@@ -22,6 +22,7 @@ from actloop.suites.lab.physics.solutions import HYDROXIDE
 from actloop.suites.lab.platforms.base import Platform
 from actloop.suites.lab.platforms.titration import (
     CLOSED_RAD,
+    DROP_ML,
     LOGGER,
     PH_METER,
     TitrationBench,
@@ -29,7 +30,7 @@ from actloop.suites.lab.platforms.titration import (
 )
 from actloop.suites.lab.record import Record
 from actloop.suites.lab.scoring import Check
-from actloop.suites.lab.spec import ExperimentSpec
+from actloop.suites.lab.spec import ExperimentSpec, ReadingsAt
 from actloop.suites.lab.watch import ContactWatch, HeldFor, Timeline, back_in_place, first_observation
 
 IN_SAMPLE = "the electrode hung in a sample on the stirrer, neither touched"
@@ -42,6 +43,10 @@ READING_RULE = (
     "beaker standing in the stirrer's ring, and the robot touches neither."
 )
 """The card's rule for every reading of the pH meter."""
+TITRANT_READINGS = ReadingsAt(
+    (PH_METER.name,), "titrant_ml", 2, "volumes of titrant in the sample read", gap=DROP_ML / 2, unit="mL"
+)
+"""The evidence minimum of every titration: pH readings of a sample at two or more titrant volumes."""
 DROP_RULE = (
     "Each drop falls from the burette's tip into the beaker whose mouth lies below it, or onto the bench: a "
     "spill, which leaves the bench unrestored. A beaker leaning far enough for its liquid to reach the rim "
@@ -102,6 +107,16 @@ class TitrationEvaluator(BenchEvaluator[TitrationBench]):
             if beaker is not None and ml is not None:
                 found.setdefault(beaker, []).append((ml, v.time_s))
         return found
+
+    def bracketing(self, valid: Sequence[Verdict], v_eq: float, within: float) -> set[int]:
+        """The sample beakers with valid readings within ``within`` mL of their equivalence volume ``v_eq``
+        (mL) on both sides of it."""
+        return {
+            beaker
+            for beaker, readings in self.sample_readings(valid).items()
+            if any(v_eq - within <= ml < v_eq for ml, _ in readings)
+            and any(v_eq < ml <= v_eq + within for ml, _ in readings)
+        }
 
     def sample_milestones(self, log: InstrumentLog) -> list[Check]:
         """L1-L3: the robot worked a beaker, the electrode, the stopcock or the key; a sample was read,

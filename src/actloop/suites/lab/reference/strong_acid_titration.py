@@ -15,38 +15,31 @@ What it knows besides the card is the bench's published layout; every value come
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from actloop.suites.lab.reference.motion import Client
 from actloop.suites.lab.reference.titration import (
+    DROP_ML,
+    OPEN_RAD,
+    SETTLE_S,
+    STREAM_ABOVE_ML,
+    STREAM_DROPS_S,
+    TRICKLE_DROPS_S,
+    TRICKLE_RAD,
+    Flow,
     TitrationOperator,
-    per_drop,
+    add,
+    drip_across,
     ratio_equivalence,
     settled,
-    steepest_rise,
 )
 
 TITRANT_M = 0.2000
-DROP_ML = 0.05
-"""The card's titrant concentration and drop volume."""
+"""The card's titrant concentration."""
 BEAKER = "beaker_1"
-OPEN_RAD = 1.5708
-CLOSE_RAD = -0.1
-"""Closing aims past the lever's stop, so the fingers' play around the peg cannot leave it ajar."""
-DRIP_RAD = 0.36
-"""The stopcock turned this far drips a drop every few seconds."""
-SETTLE_S = 8.0
 FIRST_SHARE = 0.5
 """The first addition: half the equivalence volume the sample's own pH suggests (the electrode's error
 makes that guess good to a few tens of per cent only)."""
-STREAM_DROPS_S = 8.0
-TRICKLE_RAD = 0.8
-TRICKLE_DROPS_S = 2.0
-"""First guesses at how fast the wide-open stopcock and one turned TRICKLE_RAD deliver (drops/s); each
-addition measures them."""
-STREAM_ABOVE_ML = 4.0
-"""Additions larger than this go by the stream, smaller ones by the trickle (its turns let less through)."""
 SHARE = 0.7
 """Each addition after the first aims at this share of what is predicted to be left before the drip: the
 electrode's slope error makes early predictions a few per cent long."""
@@ -56,35 +49,6 @@ prediction lies within NEAR_ML + DRIP_AFTER_ML."""
 DRIP_AFTER_ML = 0.6
 END_PH = 10.5
 """The drip ends once the pH shows this much (a few drops past the equivalence point)."""
-MAX_DRIP_S = 300.0
-
-
-@dataclass
-class Flow:
-    """What one stopcock setting delivers: drops/s while it stands there, and the drops the turns to it and
-    back let through besides (measured on the logger at each addition)."""
-
-    angle: float
-    rate: float
-    extra: float = 0.0
-
-
-def add(me: TitrationOperator, lab: Client, millilitres: float, flow: Flow) -> None:
-    """Turn the stopcock to ``flow``'s setting for as long as ``millilitres`` take at its rate, less the
-    drops its turns let through, and close it; update ``flow`` from the logger (the rows while the stopcock
-    stood there, and all it delivered)."""
-    before = settled(me.logged(), 0.0).drops
-    me.turn_stopcock(flow.angle)
-    opened = float(lab.state()["time_s"])
-    lab.wait(max(0.5, (millilitres / DROP_ML - flow.extra) / flow.rate))
-    closing = float(lab.state()["time_s"])
-    me.turn_stopcock(CLOSE_RAD)
-    lab.wait(SETTLE_S)
-    rows = me.logged()
-    steady = [r for r in rows if opened <= r.time_s <= closing]
-    if len(steady) >= 2 and steady[-1].drops > steady[0].drops:
-        flow.rate = (steady[-1].drops - steady[0].drops) / (steady[-1].time_s - steady[0].time_s)
-    flow.extra = max(0.0, settled(rows, 0.0).drops - before - flow.rate * (closing - opened))
 
 
 def solve(lab: Client, public: Mapping[str, float]) -> dict[str, Any]:
@@ -107,20 +71,10 @@ def solve(lab: Client, public: Mapping[str, float]) -> dict[str, Any]:
         if predicted - volume <= NEAR_ML + DRIP_AFTER_ML:
             break
         aim = SHARE * (predicted - NEAR_ML - volume)
-    drip_start = float(lab.state()["time_s"])
-    me.turn_stopcock(DRIP_RAD)
-    me.stopcock_hand_away()
-    while float(lab.state()["time_s"]) - drip_start < MAX_DRIP_S:
-        lab.wait(5.0)
-        if settled(me.logged(), 0.0).ph > END_PH:
-            break
-    me.turn_stopcock(CLOSE_RAD)
+    points, jump = drip_across(me, lab, END_PH)
     me.press_log()
     me.electrode_home()
     me.beaker_home(BEAKER)
-    rows = [r for r in me.logged() if r.time_s >= drip_start]
-    points = per_drop(rows)
-    jump = steepest_rise([(drops, row.ph) for drops, row in points])
     v_eq = (jump - 0.5) * DROP_ML
     c = TITRANT_M * v_eq / sample_ml
     citations = [

@@ -47,6 +47,26 @@ PRESS_M = 0.0045
 PRESS_CLEARANCE = 0.02
 
 
+OPEN_RAD = 1.5708
+"""A quarter turn: the stopcock fully open (the lever stops there)."""
+CLOSE_RAD = -0.1
+"""Closing aims past the lever's stop, so the fingers' play around the peg cannot leave it ajar."""
+DRIP_RAD = 0.36
+"""The stopcock turned this far drips a drop every few seconds."""
+SETTLE_S = 8.0
+STREAM_DROPS_S = 8.0
+TRICKLE_RAD = 0.8
+TRICKLE_DROPS_S = 2.0
+"""First guesses at how fast the wide-open stopcock and one turned TRICKLE_RAD deliver (drops/s); each
+addition measures them."""
+STREAM_ABOVE_ML = 4.0
+"""Additions larger than this go by the stream, smaller ones by the trickle (its turns let less through)."""
+MAX_DRIP_S = 300.0
+DRIP_CHECK_S = 5.0
+DROP_ML = 0.05
+"""The card's drop volume."""
+
+
 @dataclass(frozen=True)
 class Row:
     """One logged row: its index, time (s), the pH shown and the drop count."""
@@ -234,3 +254,46 @@ def per_drop(rows: list[Row]) -> list[tuple[int, Row]]:
     for r in rows:
         last[r.drops] = r
     return sorted(last.items())
+
+
+@dataclass
+class Flow:
+    """What one stopcock setting delivers: drops/s while it stands there, and the drops the turns to it and
+    back let through besides (measured on the logger at each addition)."""
+
+    angle: float
+    rate: float
+    extra: float = 0.0
+
+
+def add(me: TitrationOperator, lab: Client, millilitres: float, flow: Flow) -> None:
+    """Turn the stopcock to ``flow``'s setting for as long as ``millilitres`` take at its rate, less the
+    drops its turns let through, and close it; update ``flow`` from the logger (the rows while the stopcock
+    stood there, and all it delivered)."""
+    before = settled(me.logged(), 0.0).drops
+    me.turn_stopcock(flow.angle)
+    opened = float(lab.state()["time_s"])
+    lab.wait(max(0.5, (millilitres / DROP_ML - flow.extra) / flow.rate))
+    closing = float(lab.state()["time_s"])
+    me.turn_stopcock(CLOSE_RAD)
+    lab.wait(SETTLE_S)
+    rows = me.logged()
+    steady = [r for r in rows if opened <= r.time_s <= closing]
+    if len(steady) >= 2 and steady[-1].drops > steady[0].drops:
+        flow.rate = (steady[-1].drops - steady[0].drops) / (steady[-1].time_s - steady[0].time_s)
+    flow.extra = max(0.0, settled(rows, 0.0).drops - before - flow.rate * (closing - opened))
+
+
+def drip_across(me: TitrationOperator, lab: Client, end_ph: float) -> tuple[list[tuple[int, Row]], int]:
+    """Drip until the pH shows ``end_ph``, then close the stopcock; the drip's last row at each drop count
+    and the drop after which the pH rose most."""
+    start = float(lab.state()["time_s"])
+    me.turn_stopcock(DRIP_RAD)
+    me.stopcock_hand_away()
+    while float(lab.state()["time_s"]) - start < MAX_DRIP_S:
+        lab.wait(DRIP_CHECK_S)
+        if settled(me.logged(), 0.0).ph > end_ph:
+            break
+    me.turn_stopcock(CLOSE_RAD)
+    points = per_drop([r for r in me.logged() if r.time_s >= start])
+    return points, steepest_rise([(drops, row.ph) for drops, row in points])
