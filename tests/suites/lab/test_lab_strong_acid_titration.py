@@ -35,15 +35,15 @@ def env() -> Iterator[LabEnv]:
     bench.close()
 
 
-def titrate(env: LabEnv, stop_ml: float = 0.4, name: str = "titration.csv") -> tuple[list[Row], float]:
-    """Beaker 1 on the stirrer, the electrode hung, the logger on; a stream to a millilitre before the
+def titrate(env: LabEnv, stop_ml: float = 0.3, name: str = "titration.csv") -> tuple[list[Row], float]:
+    """Beaker 1 on the stirrer, the electrode hung, the logger on; a stream to eight drops before the
     equivalence point, a drip to ``stop_ml`` past it; the drip's last row at each drop count and the acid
     they give (the middle of the drop that raised the pH most)."""
     on_stirrer(env, 1)
     hang(env)
     press_log(env)
     equivalence = equivalence_ml(env.instance) / DROP_ML
-    run_to(env, OPEN_RAD, math.floor(equivalence) - 20)
+    run_to(env, OPEN_RAD, math.floor(equivalence) - 8)
     env.wait(8.0)
     start = env.clock.time_s
     run_to(env, DRIP_RAD, math.floor(equivalence + stop_ml / DROP_ML))

@@ -37,7 +37,7 @@ def bench(env: LabEnv) -> TitrationBench:
 
 def titrate(env: LabEnv, name: str = "titration.csv") -> tuple[list[Row], list[Row], dict[str, float]]:
     """Beaker 1 on the stirrer, the electrode hung, the logger on; settled readings at 30, 50 and 70 %
-    neutralised, a stream to a millilitre before the equivalence point, a drip to half a millilitre past
+    neutralised, a stream to eight drops before the equivalence point, a drip to six drops past
     it: the buffer region's rows, the drip's last row at each drop count, and c and pKa from them."""
     on_stirrer(env, 1)
     hang(env)
@@ -46,12 +46,12 @@ def titrate(env: LabEnv, name: str = "titration.csv") -> tuple[list[Row], list[R
     marks = []
     for share in (0.3, 0.5, 0.7):
         run_to(env, OPEN_RAD, math.floor(share * equivalence))
-        env.wait(12.0)
+        env.wait(10.0)
         marks.append(env.clock.time_s)
-    run_to(env, OPEN_RAD, math.floor(equivalence) - 20)
+    run_to(env, OPEN_RAD, math.floor(equivalence) - 8)
     env.wait(8.0)
     start = env.clock.time_s
-    run_to(env, DRIP_RAD, math.floor(equivalence + 10))
+    run_to(env, DRIP_RAD, math.floor(equivalence + 6))
     env.wait(8.0)
     press_log(env)
     rows = logged(env, name)

@@ -30,9 +30,8 @@ import numpy as np
 
 from actloop.sim.scene import TABLE_TOP_Z, WORLD_GEOM
 from actloop.suites.lab.instruments import DigitalDisplay, InstrumentSpec, LoggerSpec, Shown
-from actloop.suites.lab.physics.acid_base import KW, Solution, ph
+from actloop.suites.lab.physics.acid_base import Solution, ph
 from actloop.suites.lab.physics.burette import Burette
-from actloop.suites.lab.physics.linear import LN10, exp
 from actloop.suites.lab.physics.solutions import HYDROXIDE, Portion
 from actloop.suites.lab.platforms.base import NUMBER_WORDS, ReadingSite, published
 from actloop.suites.lab.platforms.display import FACE_DEPTH_M, DisplayFace, FacedPlatform
@@ -221,15 +220,6 @@ def solution_of(portion: Portion, pkas: Mapping[str, float]) -> Solution:
         strong_base_mol=portion.moles(HYDROXIDE),
         other_acids=weak,
     )
-
-
-def buffer(ph_value: float, acid: str, pka: float, volume_ml: float, concentration: float) -> Portion:
-    """``volume_ml`` of a calibration buffer of pH ``ph_value``: the weak acid ``acid`` (of ``pka``) at
-    ``concentration`` (mol/L), part neutralised by exactly the sodium hydroxide the charge balance asks,
-    ``[Na⁺] = Kw/[H⁺] − [H⁺] + C Ka / (Ka + [H⁺])``."""
-    h, ka = exp(-LN10 * ph_value), exp(-LN10 * pka)
-    sodium = KW / h - h + concentration * ka / (ka + h)
-    return Portion.of(volume_ml, {acid: concentration, HYDROXIDE: sodium})
 
 
 def beaker_colour(portion: Portion) -> tuple[float, float, float]:
