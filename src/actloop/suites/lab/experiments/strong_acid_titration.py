@@ -27,19 +27,20 @@ from actloop.suites.lab.platforms.titration import (
     bench_parts,
 )
 from actloop.suites.lab.platforms.titration_evaluation import (
+    BRACKET_ML,
     DROP_RULE,
     READING_RULE,
+    SAMPLE_ML,
     TITRANT_READINGS,
     TitrationEvaluator,
+    sample_parts,
 )
 from actloop.suites.lab.scoring import Check
-from actloop.suites.lab.spec import Parameter, Part, choice, uniform
+from actloop.suites.lab.spec import Parameter, uniform
 
 BEAKERS = 3
 TITRANT_M = 0.2000
 """The sodium hydroxide in the burette (mol/L)."""
-BRACKET_ML = 0.5
-"""L4: valid readings of one sample within this of its equivalence volume on each side (ten drops)."""
 
 SPEC = specify(
     "strong_acid_titration",
@@ -54,14 +55,11 @@ SPEC = specify(
         Parameter(
             "electrode_slope", "the electrode's response relative to the ideal", "", uniform(0.96, 1.0)
         ),
-        Parameter("sample_ml", "the acid in each beaker", "mL", choice(40.0, 45.0), public=True),
+        SAMPLE_ML,
     ),
     parts=(
         *bench_parts(BEAKERS),
-        *(
-            Part(f"beaker_{k}", f"sample_ml of the hydrochloric acid, on beaker spot {k}")
-            for k in range(1, BEAKERS + 1)
-        ),
+        *sample_parts(BEAKERS, "the hydrochloric acid"),
     ),
     rules=(
         READING_RULE,

@@ -27,19 +27,20 @@ from actloop.suites.lab.platforms.titration import (
     bench_parts,
 )
 from actloop.suites.lab.platforms.titration_evaluation import (
+    BRACKET_ML,
     DROP_RULE,
     READING_RULE,
+    SAMPLE_ML,
     TITRANT_READINGS,
     TitrationEvaluator,
+    sample_parts,
 )
 from actloop.suites.lab.scoring import Check
-from actloop.suites.lab.spec import Parameter, Part, choice, uniform
+from actloop.suites.lab.spec import Parameter, uniform
 
 BEAKERS = 3
 TITRANT_M = 0.0100
 """The sodium hydroxide in the burette (mol/L)."""
-BRACKET_ML = 0.5
-"""L4: valid readings of one sample within this of its equivalence volume on each side (ten drops)."""
 BUFFER_REGION = (0.2, 0.8)
 """L4: and a valid reading of it with this share of its acid neutralised."""
 
@@ -53,14 +54,11 @@ SPEC = specify(
     parameters=(
         Parameter("c_HA", "the weak acid's concentration", "mol/L", uniform(0.003, 0.006)),
         Parameter("pKa", "the weak acid's pKa", "", uniform(3.3, 4.3)),
-        Parameter("sample_ml", "the acid in each beaker", "mL", choice(40.0, 45.0), public=True),
+        SAMPLE_ML,
     ),
     parts=(
         *bench_parts(BEAKERS),
-        *(
-            Part(f"beaker_{k}", f"sample_ml of the weak acid, on beaker spot {k}")
-            for k in range(1, BEAKERS + 1)
-        ),
+        *sample_parts(BEAKERS, "the weak acid"),
     ),
     rules=(
         READING_RULE,

@@ -30,10 +30,15 @@ from actloop.suites.lab.platforms.titration import (
 )
 from actloop.suites.lab.record import Record
 from actloop.suites.lab.scoring import Check
-from actloop.suites.lab.spec import ExperimentSpec, ReadingsAt
+from actloop.suites.lab.spec import ExperimentSpec, Parameter, Part, ReadingsAt, choice
 from actloop.suites.lab.watch import ContactWatch, HeldFor, Timeline, back_in_place, first_observation
 
 IN_SAMPLE = "the electrode hung in a sample on the stirrer, neither touched"
+BRACKET_ML = 0.5
+"""L4 of every titration: valid readings of one sample within this of its equivalence volume on each side
+(ten drops)."""
+SAMPLE_ML = Parameter("sample_ml", "the acid in each beaker", "mL", choice(40.0, 45.0), public=True)
+"""The printed volume of every beaker of sample."""
 L2_HOLD_S = 1.2
 SPOT_TOLERANCE_M = 0.006
 SPOT_HEIGHT_TOLERANCE_M = 0.003
@@ -52,6 +57,13 @@ DROP_RULE = (
     "spill, which leaves the bench unrestored. A beaker leaning far enough for its liquid to reach the rim "
     "pours from it. Volumes add on mixing."
 )
+
+
+def sample_parts(beakers: int, acid: str) -> tuple[Part, ...]:
+    """The beakers of sample, each holding :data:`SAMPLE_ML` of ``acid`` on its spot."""
+    return tuple(
+        Part(f"beaker_{k}", f"sample_ml of {acid}, on beaker spot {k}") for k in range(1, beakers + 1)
+    )
 
 
 class TitrationEvaluator(BenchEvaluator[TitrationBench]):

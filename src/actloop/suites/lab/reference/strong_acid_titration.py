@@ -29,7 +29,7 @@ from actloop.suites.lab.reference.titration import (
     Flow,
     TitrationOperator,
     add,
-    drip_across,
+    drip_and_restore,
     ratio_equivalence,
     settled,
 )
@@ -71,10 +71,7 @@ def solve(lab: Client, public: Mapping[str, float]) -> dict[str, Any]:
         if predicted - volume <= NEAR_ML + DRIP_AFTER_ML:
             break
         aim = SHARE * (predicted - NEAR_ML - volume)
-    points, jump = drip_across(me, lab, END_PH)
-    me.press_log()
-    me.electrode_home()
-    me.beaker_home(BEAKER)
+    points, jump = drip_and_restore(me, lab, BEAKER, END_PH)
     v_eq = (jump - 0.5) * DROP_ML
     c = TITRANT_M * v_eq / sample_ml
     citations = [

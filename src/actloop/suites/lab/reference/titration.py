@@ -284,9 +284,11 @@ def add(me: TitrationOperator, lab: Client, millilitres: float, flow: Flow) -> N
     flow.extra = max(0.0, settled(rows, 0.0).drops - before - flow.rate * (closing - opened))
 
 
-def drip_across(me: TitrationOperator, lab: Client, end_ph: float) -> tuple[list[tuple[int, Row]], int]:
-    """Drip until the pH shows ``end_ph``, then close the stopcock; the drip's last row at each drop count
-    and the drop after which the pH rose most."""
+def drip_and_restore(
+    me: TitrationOperator, lab: Client, beaker: str, end_ph: float
+) -> tuple[list[tuple[int, Row]], int]:
+    """Drip until the pH shows ``end_ph``, close the stopcock, stop the logger and put the electrode and
+    ``beaker`` back; the drip's last row at each drop count and the drop after which the pH rose most."""
     start = float(lab.state()["time_s"])
     me.turn_stopcock(DRIP_RAD)
     me.stopcock_hand_away()
@@ -296,4 +298,7 @@ def drip_across(me: TitrationOperator, lab: Client, end_ph: float) -> tuple[list
             break
     me.turn_stopcock(CLOSE_RAD)
     points = per_drop([r for r in me.logged() if r.time_s >= start])
+    me.press_log()
+    me.electrode_home()
+    me.beaker_home(beaker)
     return points, steepest_rise([(drops, row.ph) for drops, row in points])
