@@ -46,6 +46,8 @@ class Evaluator(ABC):
 
     required_conditions: tuple[str, ...] = ()
     """Conditions every cited reading must have been taken under."""
+    one_reading_per_observation: ClassVar[bool] = False
+    """Whether each cited reading must come from a different observation (the card says so)."""
 
     def __init__(self, spec: ExperimentSpec, record: Record, instance: Instance, platform: Platform) -> None:
         self.spec = spec
@@ -211,7 +213,7 @@ def score_episode(
             citations.append(parse_citation(raw))
         except ConfigError as err:
             malformed.append(str(err))
-    evidence, verdicts = evidence_gate(log, citations)
+    evidence, verdicts = evidence_gate(log, citations, evaluator.one_reading_per_observation)
     if malformed or not citations:
         problem = "; ".join(malformed) or "no reading was cited"
         evidence = Check("evidence", False, f"{problem}; {evidence.evidence}" if citations else problem)

@@ -178,10 +178,33 @@ def _gate(name: str, verdicts: Sequence[Verdict], judged: str) -> Check:
     return Check(name, not failures, "; ".join([summary, *failures]))
 
 
-def evidence_gate(log: InstrumentLog, citations: Sequence[Citation]) -> tuple[Check, list[Verdict]]:
-    """The evidence gate over every citation of a submission, with the verdict on each."""
+def evidence_gate(
+    log: InstrumentLog, citations: Sequence[Citation], one_per_observation: bool = False
+) -> tuple[Check, list[Verdict]]:
+    """The evidence gate over every citation of a submission, with the verdict on each; with
+    ``one_per_observation``, a reading citing an observation an earlier reading cited fails."""
     verdicts = [check_citation(log, citation) for citation in citations]
+    if one_per_observation:
+        verdicts = _one_per_observation(verdicts)
     return _gate("evidence", verdicts, "match what an instrument showed"), verdicts
+
+
+def _one_per_observation(verdicts: Sequence[Verdict]) -> list[Verdict]:
+    """``verdicts`` with every valid reading after the first from one observation failed."""
+    cited: set[str] = set()
+    out = []
+    for verdict in verdicts:
+        citation = verdict.citation
+        if verdict.valid and isinstance(citation, ReadingCitation):
+            if citation.observation_id in cited:
+                reason = (
+                    f"observation {citation.observation_id} is cited already: each reading must come from a "
+                    "different observation"
+                )
+                verdict = replace(verdict, valid=False, reason=reason)
+            cited.add(citation.observation_id)
+        out.append(verdict)
+    return out
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ An experiment's evaluator subclasses :class:`StandEvaluator` and adds L4, its ta
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 import mujoco
 
@@ -114,19 +114,25 @@ class StandEvaluator(BenchEvaluator[SpringStand]):
         ]
 
     def restore_problems(self, data: mujoco.MjData) -> list[str]:
-        return [
-            problem
-            for i, weight in enumerate(self.platform.weights, 1)
-            for problem in back_in_place(
-                data,
-                weight,
-                self.platform.rack_position(i),
-                "its place in the rack",
-                RACK_TOLERANCE_M,
-                RACK_HEIGHT_TOLERANCE_M,
-                UPRIGHT_TOLERANCE_RAD,
-            )
-        ]
+        places = {weight: self.platform.rack_position(i) for i, weight in enumerate(self.platform.weights, 1)}
+        return weights_in_rack(data, places)
+
+
+def weights_in_rack(data: mujoco.MjData, places: Mapping[str, Sequence[float]]) -> list[str]:
+    """The restore rule for weights: each back upright on its place in the rack (its centre there)."""
+    return [
+        problem
+        for weight, place in places.items()
+        for problem in back_in_place(
+            data,
+            weight,
+            place,
+            "its place in the rack",
+            RACK_TOLERANCE_M,
+            RACK_HEIGHT_TOLERANCE_M,
+            UPRIGHT_TOLERANCE_RAD,
+        )
+    ]
 
 
 def carried_by(base: int, loads: Iterable[int], links: Sequence[tuple[int, int]]) -> set[int]:

@@ -107,14 +107,18 @@ def stroke(lab: Any, position: list[float], quaternion: list[float]) -> dict[str
                             for k in range(1, steps + 1)])  # fmt: skip
 
 
-def press(lab: Any, part: str, depth: float = 0.004, camera: str = "front") -> dict[str, Any]:
-    """Press a key or switch straight down with closed fingers by ``depth`` below its top, then let go."""
+def press(
+    lab: Any, part: str, depth: float = 0.004, camera: str = "front", across: bool = False
+) -> dict[str, Any]:
+    """Press a key or switch straight down with closed fingers by ``depth`` below its top, then let go
+    (``across``: the hand turned with its fingers closing along x, its long side along the bench)."""
     where = locate(lab, part, camera)
     x, y, _ = where["centroid"]
+    orientation = DOWN_ACROSS if across else DOWN
     lab.gripper(0.0)
-    lab.move_hand(_hand_at([x, y, where["top"] + 0.03]), DOWN)
-    stroke(lab, _hand_at([x, y, where["top"] - depth]), DOWN)
-    return stroke(lab, _hand_at([x, y, where["top"] + 0.03]), DOWN)
+    lab.move_hand(_hand_at([x, y, where["top"] + 0.03]), orientation)
+    stroke(lab, _hand_at([x, y, where["top"] - depth]), orientation)
+    return stroke(lab, _hand_at([x, y, where["top"] + 0.03]), orientation)
 
 
 def push(
