@@ -12,6 +12,7 @@ import pytest
 from actloop.cli import main
 from actloop.suites.lab.card import task_card
 from actloop.suites.lab.check import (
+    QUICK_AUDIT_INSTANCES,
     QUICK_SKIPS,
     Served,
     calibration_constants,
@@ -32,7 +33,7 @@ K = 42.73467115520869
 
 @pytest.mark.parametrize("key", experiment_keys())
 def test_every_built_experiment_passes_the_cheap_checks(key: str) -> None:
-    outcomes = check(key, 1, skip=QUICK_SKIPS)
+    outcomes = check(key, 1, skip=QUICK_SKIPS, audit_designs=QUICK_AUDIT_INSTANCES)
     assert [o.name for o in outcomes] == ["spec", "card", "idle", "served", "citations", "audit"]
     assert all(o.passed for o in outcomes), "\n".join(o.line() for o in outcomes)
 

@@ -13,6 +13,8 @@ from PIL import Image
 from actloop.suites.lab.env import DT, HOME_Q, EpisodeOver, LabEnv, LabRequestError
 from actloop.suites.lab.evidence import evidence_gate, parse_citation
 from actloop.suites.lab.platforms.spring_stand import G
+from actloop.suites.lab.spec import MIN_BUDGET_S
+from least_budget import least_budget_spring
 
 
 @pytest.fixture
@@ -51,13 +53,16 @@ def test_the_empty_tray_rests_on_the_closed_coils_and_a_weight_opens_them_past_t
     assert start - reading(env) == pytest.approx(expected_mm, rel=2e-3)
 
 
-def test_every_step_is_charged_and_a_spent_budget_ends_the_episode(env: LabEnv) -> None:
-    env.wait(1.0)
-    assert env.clock.steps == 240 and env.robot_state()["time_s"] == pytest.approx(1.0)
-    env.wait(10_000.0)  # more than the budget: it runs to the end of the budget
-    assert env.clock.left_s == 0 and env.done
-    with pytest.raises(EpisodeOver, match="budget of 600 s is spent"):
-        env.wait(0.1)
+def test_every_step_is_charged_and_a_spent_budget_ends_the_episode() -> None:
+    with least_budget_spring() as key:  # the quickest budget to spend
+        env = LabEnv(key, 1, render=False)
+        env.wait(1.0)
+        assert env.clock.steps == 240 and env.robot_state()["time_s"] == pytest.approx(1.0)
+        env.wait(10_000.0)  # more than the budget: it runs to the end of the budget
+        assert env.clock.left_s == 0 and env.done
+        with pytest.raises(EpisodeOver, match=f"budget of {MIN_BUDGET_S:g} s is spent"):
+            env.wait(0.1)
+        env.close()
 
 
 @pytest.mark.parametrize(

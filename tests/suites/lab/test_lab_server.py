@@ -19,6 +19,7 @@ from actloop.suites.lab.env import HOME_Q, MAX_JOINT_SPEED, LabEnv
 from actloop.suites.lab.experiments import experiment_keys
 from actloop.suites.lab.server import LabServer, serving
 from actloop.suites.lab.workspace_files import CLIENT_FILE, load_client
+from least_budget import least_budget_spring
 
 
 @pytest.fixture
@@ -26,6 +27,15 @@ def served() -> Iterator[tuple[LabEnv, LabServer, ModuleType]]:
     env = LabEnv("hookes_law", 2)
     with serving(env) as server:
         yield env, server, load_client()
+
+
+@pytest.fixture
+def served_least_budget() -> Iterator[tuple[LabEnv, LabServer, ModuleType]]:
+    """Hooke's law with the least budget a spec may have: a wait to its end is quick."""
+    with least_budget_spring() as key:
+        env = LabEnv(key, 2, render=False)
+        with serving(env) as server:
+            yield env, server, load_client()
 
 
 def test_the_client_imports_nothing_of_the_evaluator() -> None:
@@ -107,9 +117,9 @@ def _raw(server: LabServer, path: str, body: bytes, headers: dict[str, str] | No
 
 
 def test_every_request_gets_an_answer_and_booleans_are_not_numbers(
-    served: tuple[LabEnv, LabServer, ModuleType], capfd: pytest.CaptureFixture[str]
+    served_least_budget: tuple[LabEnv, LabServer, ModuleType], capfd: pytest.CaptureFixture[str]
 ) -> None:
-    env, server, _ = served
+    env, server, _ = served_least_budget
     far_start = json.dumps({"position": [0.3, -0.2, 1.1], "quaternion": [1, 0, 0, 0], "start": [9] + [0] * 6})
     nested = b'{"targets": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"
     cases = [

@@ -10,11 +10,13 @@
 - **citations**: a citation of an observation that never was, and one of a value never shown, are refused;
 - **reference**: the reference solves the instance within half its tolerance (slow: a full episode);
 - **audit**: the difficulty audit's guess and naive-shortcut rates stay low and the standard design
-  solves, over :data:`AUDIT_INSTANCES` instances;
+  solves, over :data:`AUDIT_INSTANCES` instances (the designs over :data:`QUICK_AUDIT_INSTANCES` with
+  ``--quick``);
 - **speed**: the bench runs at least 20 times real time over a short idle stretch (a timing: a loaded
   machine can fail it).
 
-``--no-reference``, ``--no-audit`` and ``--no-speed`` skip one; ``--quick`` skips the reference and the speed.
+``--no-reference``, ``--no-audit`` and ``--no-speed`` skip one; ``--quick`` skips the reference and the speed
+and audits fewer instances.
 
 Hidden values are the instance's hidden parameters and, for a measure objective, y*.
 """
@@ -55,6 +57,9 @@ OPTIONAL = ("reference", "audit", "speed")
 """The checks that can be skipped."""
 QUICK_SKIPS = ("reference", "speed")
 """What ``--quick`` (and the tests) skip: the slow check and the timing."""
+QUICK_AUDIT_INSTANCES = 50
+"""Over how many instances ``--quick`` (and the tests) simulate the audit's naive shortcut and standard
+design (the guesses still over :data:`AUDIT_INSTANCES`; the manifest keeps the full audit)."""
 
 
 @dataclass(frozen=True)
@@ -271,10 +276,10 @@ def check_reference(key: str, seed: int) -> Outcome:
     return Outcome("reference", passed, fact + (f"; {run['failure']}" if "failure" in run else ""))
 
 
-def check_audit(key: str, seed: int) -> Outcome:
+def check_audit(key: str, seed: int, designs: int = AUDIT_INSTANCES) -> Outcome:
     from actloop.suites.lab.audit import audit
 
-    result = audit(key, AUDIT_INSTANCES)
+    result = audit(key, AUDIT_INSTANCES, designs)
     guess = max(result["guess_midpoint"], result["guess_best_constant"])
     passed = (
         guess < MAX_GUESS_RATE
@@ -288,7 +293,8 @@ def check_audit(key: str, seed: int) -> Outcome:
         f"({result['naive_shortcut']['name']}) {100 * result['naive_rate']:.1f} % "
         f"(< {100 * MAX_NAIVE_RATE:g}), "
         f"standard design {100 * result['standard_rate']:.1f} % (≥ {100 * MIN_STANDARD_RATE:g}) over "
-        f"{AUDIT_INSTANCES} instances",
+        f"{AUDIT_INSTANCES} instances"
+        + (f" (the designs over {designs})" if designs < AUDIT_INSTANCES else ""),
     )
 
 
@@ -315,9 +321,12 @@ def _guarded(name: str, run: Callable[[], Outcome]) -> Outcome:
         return _raised(name, err)
 
 
-def check(key: str, seed: int = 1, skip: tuple[str, ...] = ()) -> list[Outcome]:
-    """Every check of experiment ``key`` on instance ``seed`` but the optional ones named in ``skip``; only
-    the spec's failure when the experiment cannot be loaded."""
+def check(
+    key: str, seed: int = 1, skip: tuple[str, ...] = (), audit_designs: int = AUDIT_INSTANCES
+) -> list[Outcome]:
+    """Every check of experiment ``key`` on instance ``seed`` but the optional ones named in ``skip`` (the
+    audit's designs simulated over ``audit_designs`` instances); only the spec's failure when the
+    experiment cannot be loaded."""
     from actloop.suites.lab.experiments import experiment
 
     try:
@@ -334,7 +343,11 @@ def check(key: str, seed: int = 1, skip: tuple[str, ...] = ()) -> list[Outcome]:
         outcomes += [_raised(name, err) for name in SERVED]
     else:
         outcomes += [check_served(served), check_citations(served)]
-    optional = {"reference": check_reference, "audit": check_audit, "speed": check_speed}
+    optional: dict[str, Callable[[str, int], Outcome]] = {
+        "reference": check_reference,
+        "audit": partial(check_audit, designs=audit_designs),
+        "speed": check_speed,
+    }
     return outcomes + [
         _guarded(name, partial(run, key, seed)) for name, run in optional.items() if name not in skip
     ]
@@ -352,7 +365,9 @@ def add_check_command(sub: Any) -> None:
     for name in OPTIONAL:
         parser.add_argument(f"--no-{name}", action="store_true", help=f"skip the {name} check")
     parser.add_argument(
-        "--quick", action="store_true", help=f"skip the {' and the '.join(QUICK_SKIPS)} checks"
+        "--quick",
+        action="store_true",
+        help=f"skip the {' and the '.join(QUICK_SKIPS)} checks; audit {QUICK_AUDIT_INSTANCES} instances",
     )
     parser.set_defaults(handler=check_command)
 
@@ -364,7 +379,8 @@ def check_command(args: Any) -> int:
     failed = False
     for key in args.experiments:
         print(f"{key} (seed {args.seed})", flush=True)
-        for outcome in check(key, args.seed, skip):
+        instances = QUICK_AUDIT_INSTANCES if args.quick else AUDIT_INSTANCES
+        for outcome in check(key, args.seed, skip, instances):
             print(f"  {outcome.line()}", flush=True)
             failed |= not outcome.passed
     return 1 if failed else 0

@@ -11,6 +11,7 @@ from pathlib import Path
 import actloop.suites.lab.physics as physics
 from actloop.suites.lab.physics.acid_base import hcl, naoh, ph, weak_acid
 from actloop.suites.lab.physics.burette import Burette
+from actloop.suites.lab.physics.cantilever import Cantilever
 from actloop.suites.lab.physics.circuits import Circuit, Junction
 from actloop.suites.lab.physics.heat import ROOM, ThermalNetwork
 from actloop.suites.lab.physics.linear import exp, expm, log
@@ -28,6 +29,7 @@ ALLOWED = {
     "collections",
     "functools",
     "fractions",
+    "operator",
 }
 PACKAGE = Path(physics.__file__).parent
 
@@ -55,6 +57,7 @@ def test_importing_the_models_loads_no_numerical_library() -> None:
         "import actloop.suites.lab.physics.optics, actloop.suites.lab.physics.spectra\n"
         "import actloop.suites.lab.physics.rectifier, actloop.suites.lab.physics.acid_base\n"
         "import actloop.suites.lab.physics.burette, actloop.suites.lab.physics.solutions\n"
+        "import actloop.suites.lab.physics.cantilever\n"
         "new = {m.split('.')[0] for m in set(sys.modules) - before}\n"
         "print(sorted(new & {'numpy', 'scipy', 'mujoco'}))\n"
     )
@@ -95,6 +98,9 @@ def _run_everything() -> list[float]:
     out += [burette.phase, float(drops), ph(sample.mix(naoh(0.1, drops * burette.drop_ml / 1000)))]
     mixed = Portion.of(2.0, {CRYSTAL_VIOLET: 1.5e-5}).plus(Portion.of(1.0, {HYDROXIDE: 0.09}))
     out.append(fade(mixed, 123.4, 7e-4, 0.23).concentration(CRYSTAL_VIOLET))
+    strip = Cantilever(5.3, 171.0)
+    loads = [(0.981, 0.4), (0.4905, 0.2)]
+    out += [strip.deflection(x, loads) for x in (0.05, 0.2, 0.33)] + [strip.slope(0.4, loads)]
     return out
 
 

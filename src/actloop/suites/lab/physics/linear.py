@@ -8,6 +8,7 @@ bit-identical on every machine: no BLAS, no CPU-dispatched libm. :func:`exp` and
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -61,12 +62,11 @@ class LU:
         n = len(self.packed)
         lu = self.packed
         x = [float(b[p]) for p in self.perm]
-        for i in range(n):
-            row = lu[i]
-            x[i] -= sum(row[j] * x[j] for j in range(i))
+        for i in range(n):  # the products in order, summed by sum() as ever: the same bits, in C
+            x[i] -= sum(map(operator.mul, lu[i][:i], x))
         for i in range(n - 1, -1, -1):
             row = lu[i]
-            x[i] = (x[i] - sum(row[j] * x[j] for j in range(i + 1, n))) / row[i]
+            x[i] = (x[i] - sum(map(operator.mul, row[i + 1 :], x[i + 1 :]))) / row[i]
         return x
 
     def solve_matrix(self, b: Sequence[Sequence[float]]) -> Matrix:
