@@ -1,5 +1,6 @@
-"""The thermal bench (thermistor B): a heated aluminium block with a well, a thermistor probe in a holder
-beside it, a heater controller with a rocker power switch and setpoint keys, and a meter panel showing the
+"""The thermal bench: a heated aluminium block with a well, a holder beside it, a heater controller with a
+rocker power switch and setpoint keys, and a meter panel (:class:`HeatedBlockBench`, the kit); for the
+thermistor's B (:class:`ThermalBench`) a thermistor probe stands in the holder and the panel shows the
 block's temperature and the probe's resistance.
 
 The heat model (:mod:`..physics.heat`) is a lumped network stepped every :data:`THERMAL_STEPS` physics
@@ -13,7 +14,8 @@ its travel: front half down is on); each key is a sprung slide joint that counts
 pushed past its threshold.
 
 The kit's standard parts (:func:`bench_parts` and its pieces) carry the card's texts, generated from the
-constants here; its published layout (:meth:`ThermalBench.layout`) says where a hand or a camera finds them.
+constants here; its published layout (:meth:`HeatedBlockBench.layout`) says where a hand or a camera finds
+them.
 """
 
 from __future__ import annotations
@@ -172,43 +174,44 @@ def bench_parts() -> tuple[Part, ...]:
     return (block_part(), *probe_parts(), *heater_parts(), *meter_parts())
 
 
-class ThermalBench(FacedPlatform):
-    """The apparatus of one thermistor instance (see the module docstring)."""
+class HeatedBlockBench(FacedPlatform):
+    """The thermal bench's fixed kit: the heated block and the holder with their wells, the heater controller
+    (its rocker and setpoint keys) and the meter panel, with the block's lumped heat model and the
+    controller's loop. An experiment's bench adds its item (what stands in the holder, drawn by
+    :meth:`item_xml`), its faces, what it couples into the heat model each step (:meth:`couple`) and what
+    else stands on the bench (:meth:`extra_xml`)."""
 
     drawn_as: ClassVar[dict[str, tuple[str, ...]]] = {"heater_switch": ("rocker",), "setpoint_keys": ("key",)}
+    face_centres: ClassVar[dict[str, tuple[float, float, float]]] = {}
+    """Window centres of the bench's faces (world), each facing −y (towards the robot)."""
+    well: ClassVar[Well] = WELL
+    """The bore of the block's and the holder's wells (the item's stem fits it)."""
 
-    def __init__(self, b_constant: float, r25: float, room_c: float, lead_ohms: float = 0.0) -> None:
-        self.b_constant = b_constant
-        self.r25 = r25
+    def __init__(self, room_c: float) -> None:
         self.room_c = room_c
-        self.lead_ohms = lead_ohms
         self.network = ThermalNetwork(THERMAL_STEPS / 240.0, room_c + KELVIN)
         self.network.add_body("block", BLOCK_CAPACITY, room_c + KELVIN)
         self.network.set_link("block", ROOM, BLOCK_LOSS)
         self.network.add_heater("heater", "block", 0.0)
-        self.network.add_thermistor(
-            "bead",
-            "block",
-            r25=r25,
-            b_constant=b_constant,
-            heat_capacity=BEAD_CAPACITY,
-            conductance=0.0,
-            lead_resistance=lead_ohms,
-        )
-        self.network.set_link("bead", "block", 0.0)
-        self.network.set_link("bead", ROOM, AIR_CONDUCTANCE)
-        self.network.set_test_current("bead", TEST_CURRENT)
         self.setpoint = SETPOINT_RANGE[0]
-        self.in_well = False
         self._steps = 0
         self._ids: dict[str, int] = {}
         self._key_down = [False, False]
 
     # --- MJCF ---
+    def item_xml(self) -> str:
+        """The item standing in the holder at the start."""
+        return ""
+
+    def extra_xml(self) -> str:
+        """What else stands on the bench."""
+        return ""
+
     def bodies_xml(self) -> str:
         z = TABLE_TOP_Z
-        probe_z = z + 2 * HOLDER_HALF[2] - WELL_DEPTH + 0.0005
-        faces = "\n".join(face.geom_xml(" ".join(map(str, FACE_CENTRES[face.texture]))) for face in FACES)
+        faces = "\n".join(
+            face.geom_xml(" ".join(map(str, self.face_centres[face.texture]))) for face in self.faces()
+        )
         px, py = PANEL
         cx, cy = CONTROLLER
         top = z + 2 * CONTROLLER_HALF[2]
@@ -223,16 +226,9 @@ class ThermalBench(FacedPlatform):
             for i, (x, rgba) in enumerate(zip(KEYS_X, ("0.2 0.3 0.7 1", "0.75 0.25 0.2 1"), strict=True))
         )
         return f"""
-{well_xml("block", BLOCK, BLOCK_HALF, "0.75 0.76 0.78 1", WELL)}
-{well_xml("holder", HOLDER, HOLDER_HALF, "0.3 0.3 0.33 1", WELL)}
-<body name="probe" pos="{HOLDER[0]} {HOLDER[1]} {probe_z:.5f}">
-  <freejoint name="probe_free"/>
-  <geom name="probe_stem" type="capsule" fromto="0 0 {STEM_RADIUS} 0 0 {STEM_LENGTH}" size="{STEM_RADIUS}"
-        rgba="0.8 0.8 0.82 1" mass="{PROBE_MASS / 4}" friction="1 0.005 0.0001" {WORLD_GEOM}/>
-  <geom name="probe_handle" type="cylinder" size="{HANDLE_RADIUS} {HANDLE_LENGTH / 2}"
-        pos="0 0 {STEM_LENGTH + HANDLE_LENGTH / 2}" rgba="0.15 0.2 0.5 1" mass="{3 * PROBE_MASS / 4}"
-        friction="1.2 0.005 0.0001" {WORLD_GEOM}/>
-</body>
+{well_xml("block", BLOCK, BLOCK_HALF, "0.75 0.76 0.78 1", self.well)}
+{well_xml("holder", HOLDER, HOLDER_HALF, "0.3 0.3 0.33 1", self.well)}
+{self.item_xml()}
 <body name="panel" pos="{px} {py} {z}">
   <geom name="panel_case" type="box" size="{PANEL_HALF[0]} {PANEL_HALF[1]} {PANEL_HALF[2]}"
         pos="0 0 {PANEL_HALF[2]}" rgba="0.85 0.84 0.8 1" {WORLD_GEOM}/>
@@ -252,16 +248,13 @@ class ThermalBench(FacedPlatform):
 <body name="faces">
 {faces}
 </body>
-{keys}"""
+{keys}{self.extra_xml()}"""
 
     def sections_xml(self) -> str:
         # the keys and the rocker sink into the controller's top through their slots
         pairs = ("key_0", "key_1", "rocker")
         excluded = "".join(f'<exclude body1="{body}" body2="controller"/>' for body in pairs)
         return f"<contact>{excluded}</contact>"
-
-    def faces(self) -> Iterable[DisplayFace]:
-        return FACES
 
     # --- state ---
     def attach(self, model: mujoco.MjModel, data: mujoco.MjData) -> None:
@@ -271,29 +264,12 @@ class ThermalBench(FacedPlatform):
             "rocker_v": int(rocker.dofadr[0]),
             "key_0": int(model.joint("key_0").qposadr[0]),
             "key_1": int(model.joint("key_1").qposadr[0]),
-            "probe": model.body("probe").id,
         }
         data.qpos[self._ids["rocker_q"]] = -ROCKER_THROW_RAD  # off: the back half down
 
     def heater_on(self, data: mujoco.MjData) -> bool:
         """The rocker's front half is down."""
         return float(data.qpos[self._ids["rocker_q"]]) > 0.0
-
-    def probe_tip(self, data: mujoco.MjData) -> np.ndarray:
-        """World position of the stem's tip (the probe body's origin)."""
-        return np.array(data.xpos[self._ids["probe"]])
-
-    def tip_in(self, data: mujoco.MjData, centre: tuple[float, float], top_z: float) -> bool:
-        """The stem's tip is inside the well at ``centre`` whose box top is at ``top_z``."""
-        x, y, z = self.probe_tip(data)
-        near = math.hypot(float(x) - centre[0], float(y) - centre[1]) <= IN_WELL_M
-        return near and float(z) <= top_z - WELL_DEPTH / 2
-
-    def probe_in_well(self, data: mujoco.MjData) -> bool:
-        return self.tip_in(data, BLOCK, TABLE_TOP_Z + 2 * BLOCK_HALF[2])
-
-    def probe_in_holder(self, data: mujoco.MjData) -> bool:
-        return self.tip_in(data, HOLDER, TABLE_TOP_Z + 2 * HOLDER_HALF[2])
 
     def after_step(self, model: mujoco.MjModel, data: mujoco.MjData) -> None:
         q = float(data.qpos[self._ids["rocker_q"]])
@@ -311,17 +287,116 @@ class ThermalBench(FacedPlatform):
         if self._steps % THERMAL_STEPS == 0:
             self._advance(data)
 
+    def couple(self, data: mujoco.MjData) -> None:
+        """Set the heat model's links from where the bench's items are now (each step of the heat model)."""
+
     def _advance(self, data: mujoco.MjData) -> None:
-        """One step of the heat model under the present switch, setpoint and probe position."""
+        """One step of the heat model under the present switch, setpoint and items' positions."""
+        self.couple(data)
+        block_c = self.network.temperature("block") - KELVIN
+        power = min(HEATER_MAX_W, max(0.0, GAIN_W_PER_K * (self.setpoint - block_c)))
+        self.network.set_heater("heater", on=self.heater_on(data), watts=power)
+        self.network.step(1)
+
+    # --- published layout ---
+    def layout(self) -> dict[str, list[float]]:
+        """Each well's axis (x, y) and the top of its box (z); the wells' depth; the rocker's pivot; each
+        key's centre and the top of its cap; each LCD's window (the centre of its face, and its width and
+        height)."""
+        top = TABLE_TOP_Z + 2 * CONTROLLER_HALF[2]
+        cap_top = top + KEY_CAP_Z + KEY_CAP_HALF[2]
+        keys = {
+            f"{name}_key": [x, CONTROLLER[1], cap_top] for name, x in zip(("down", "up"), KEYS_X, strict=True)
+        }
+        windows: dict[str, list[float]] = {}
+        for face in self.faces():
+            x, y, z = self.face_centres[face.texture]
+            windows[face.texture] = [x, y - FACE_DEPTH_M, z]
+            windows[f"{face.texture}_size"] = [face.width_m, face.height_m]
+        positions = {
+            "block_well": [*BLOCK, TABLE_TOP_Z + 2 * BLOCK_HALF[2]],
+            "holder_well": [*HOLDER, TABLE_TOP_Z + 2 * HOLDER_HALF[2]],
+            "well_depth": [self.well.depth],
+            "rocker_pivot": [SWITCH_X, CONTROLLER[1], top + ROCKER_PIVOT_M],
+            **keys,
+            **windows,
+        }
+        return published(positions)
+
+    def reading_sites(self, data: mujoco.MjData) -> dict[str, ReadingSite]:
+        up = np.array([0.0, 0.0, 1.0])
+        return {
+            face.instrument: face.reading_site(np.array(self.face_centres[face.texture]), up)
+            for face in self.faces()
+        }
+
+
+def tip_in_well(tip: np.ndarray, centre: tuple[float, float], top_z: float, well: Well = WELL) -> bool:
+    """Whether a stem's tip at ``tip`` is inside ``well`` at ``centre`` whose box top is at ``top_z``: near
+    its axis and below half its depth."""
+    x, y, z = (float(v) for v in tip)
+    return math.hypot(x - centre[0], y - centre[1]) <= IN_WELL_M and z <= top_z - well.depth / 2
+
+
+class ThermalBench(HeatedBlockBench):
+    """The apparatus of one thermistor instance (see the module docstring)."""
+
+    face_centres = FACE_CENTRES
+
+    def __init__(self, b_constant: float, r25: float, room_c: float, lead_ohms: float = 0.0) -> None:
+        super().__init__(room_c)
+        self.b_constant = b_constant
+        self.r25 = r25
+        self.lead_ohms = lead_ohms
+        self.network.add_thermistor(
+            "bead",
+            "block",
+            r25=r25,
+            b_constant=b_constant,
+            heat_capacity=BEAD_CAPACITY,
+            conductance=0.0,
+            lead_resistance=lead_ohms,
+        )
+        self.network.set_link("bead", "block", 0.0)
+        self.network.set_link("bead", ROOM, AIR_CONDUCTANCE)
+        self.network.set_test_current("bead", TEST_CURRENT)
+        self.in_well = False
+
+    def item_xml(self) -> str:
+        probe_z = TABLE_TOP_Z + 2 * HOLDER_HALF[2] - WELL_DEPTH + 0.0005
+        return f"""<body name="probe" pos="{HOLDER[0]} {HOLDER[1]} {probe_z:.5f}">
+  <freejoint name="probe_free"/>
+  <geom name="probe_stem" type="capsule" fromto="0 0 {STEM_RADIUS} 0 0 {STEM_LENGTH}" size="{STEM_RADIUS}"
+        rgba="0.8 0.8 0.82 1" mass="{PROBE_MASS / 4}" friction="1 0.005 0.0001" {WORLD_GEOM}/>
+  <geom name="probe_handle" type="cylinder" size="{HANDLE_RADIUS} {HANDLE_LENGTH / 2}"
+        pos="0 0 {STEM_LENGTH + HANDLE_LENGTH / 2}" rgba="0.15 0.2 0.5 1" mass="{3 * PROBE_MASS / 4}"
+        friction="1.2 0.005 0.0001" {WORLD_GEOM}/>
+</body>"""
+
+    def faces(self) -> Iterable[DisplayFace]:
+        return FACES
+
+    def attach(self, model: mujoco.MjModel, data: mujoco.MjData) -> None:
+        super().attach(model, data)
+        self._ids["probe"] = model.body("probe").id
+
+    def probe_tip(self, data: mujoco.MjData) -> np.ndarray:
+        """World position of the stem's tip (the probe body's origin)."""
+        return np.array(data.xpos[self._ids["probe"]])
+
+    def probe_in_well(self, data: mujoco.MjData) -> bool:
+        return tip_in_well(self.probe_tip(data), BLOCK, TABLE_TOP_Z + 2 * BLOCK_HALF[2])
+
+    def probe_in_holder(self, data: mujoco.MjData) -> bool:
+        return tip_in_well(self.probe_tip(data), HOLDER, TABLE_TOP_Z + 2 * HOLDER_HALF[2])
+
+    def couple(self, data: mujoco.MjData) -> None:
+        """The bead exchanges heat with the block while the probe's stem is in its well, else with the air."""
         in_well = self.probe_in_well(data)
         if in_well != self.in_well:
             self.in_well = in_well
             self.network.set_link("bead", "block", WELL_CONDUCTANCE if in_well else 0.0)
             self.network.set_link("bead", ROOM, 0.0 if in_well else AIR_CONDUCTANCE)
-        block_c = self.network.temperature("block") - KELVIN
-        power = min(HEATER_MAX_W, max(0.0, GAIN_W_PER_K * (self.setpoint - block_c)))
-        self.network.set_heater("heater", on=self.heater_on(data), watts=power)
-        self.network.step(1)
 
     def temperatures_k(self) -> tuple[float, float]:
         """The block's and the thermistor bead's temperatures (K)."""
@@ -329,29 +404,9 @@ class ThermalBench(FacedPlatform):
 
     # --- published layout ---
     def layout(self) -> dict[str, list[float]]:
-        """Each well's axis (x, y) and the top of its box (z); the wells' depth; the probe's handle (its
-        bottom and top above the stem's tip); the rocker's pivot; each key's centre and the top of its cap;
-        each LCD's window (the centre of its face, and its width and height)."""
-        top = TABLE_TOP_Z + 2 * CONTROLLER_HALF[2]
-        cap_top = top + KEY_CAP_Z + KEY_CAP_HALF[2]
-        keys = {
-            f"{name}_key": [x, CONTROLLER[1], cap_top] for name, x in zip(("down", "up"), KEYS_X, strict=True)
-        }
-        windows: dict[str, list[float]] = {}
-        for face in FACES:
-            x, y, z = FACE_CENTRES[face.texture]
-            windows[face.texture] = [x, y - FACE_DEPTH_M, z]
-            windows[f"{face.texture}_size"] = [face.width_m, face.height_m]
-        positions = {
-            "block_well": [*BLOCK, TABLE_TOP_Z + 2 * BLOCK_HALF[2]],
-            "holder_well": [*HOLDER, TABLE_TOP_Z + 2 * HOLDER_HALF[2]],
-            "well_depth": [WELL_DEPTH],
-            "probe_handle": [STEM_LENGTH, STEM_LENGTH + HANDLE_LENGTH],
-            "rocker_pivot": [SWITCH_X, CONTROLLER[1], top + ROCKER_PIVOT_M],
-            **keys,
-            **windows,
-        }
-        return published(positions)
+        """The kit's layout (:meth:`HeatedBlockBench.layout`) and the probe's handle (its bottom and top above
+        the stem's tip)."""
+        return {**super().layout(), **published({"probe_handle": [STEM_LENGTH, STEM_LENGTH + HANDLE_LENGTH]})}
 
     # --- instruments ---
     def instruments(self) -> list[InstrumentSpec]:
@@ -362,10 +417,4 @@ class ThermalBench(FacedPlatform):
             "thermometer": self.network.temperature("block") - KELVIN,
             "ohmmeter": self.network.resistance("bead") / 1000.0,
             "setpoint": self.setpoint,
-        }
-
-    def reading_sites(self, data: mujoco.MjData) -> dict[str, ReadingSite]:
-        up = np.array([0.0, 0.0, 1.0])
-        return {
-            face.instrument: face.reading_site(np.array(FACE_CENTRES[face.texture]), up) for face in FACES
         }
