@@ -29,22 +29,20 @@ from actloop.suites.lab.platforms.calorimeter import (
     CALORIMETER_HALF,
     IN_AIR_W_PER_K,
     IN_WATER_W_PER_K,
-    SAMPLE_WELL,
     WATER_C,
     CalorimeterBench,
     bench_parts,
 )
-from actloop.suites.lab.platforms.keys import KEY_TRAVEL_M
 from actloop.suites.lab.platforms.thermal_bench import (
     BLOCK,
     BLOCK_HALF,
     HOLDER,
     HOLDER_HALF,
-    ROCKER_THROW_RAD,
 )
 from actloop.suites.lab.scoring import Check
 from actloop.suites.lab.spec import Parameter, uniform
 from actloop.suites.lab.watch import ContactWatch
+from calorimeter_scaffold import bench, heater, press_log, stand
 
 KEY = "calorimetry_kit"
 SAMPLE_J_PER_K = 70.0
@@ -77,7 +75,7 @@ SPEC = dataclasses.replace(
         question="scaffolding for the calorimetry kit",
         budget_s=1200.0,
         parameters=(Parameter("room", "temperature of the room", "degC", uniform(19.0, 23.0)),),
-        parts=bench_parts(100.0, 100.0, 25.0),
+        parts=bench_parts(25.0),
     ),
     key=KEY,
 )
@@ -95,23 +93,10 @@ def env() -> Iterator[LabEnv]:
         bench.close()
 
 
-def bench(env: LabEnv) -> CalorimeterBench:
-    assert isinstance(env.platform, CalorimeterBench)
-    return env.platform
-
-
-def stand(env: LabEnv, centre: tuple[float, float], box_half_z: float) -> None:
-    """Stand the sample upright in the well at ``centre`` (scaffolding: no hands)."""
-    joint = env.model.joint("sample_free")
-    z = TABLE_TOP_Z + 2 * box_half_z - SAMPLE_WELL.depth + 0.0005
-    env.data.qpos[joint.qposadr[0] : joint.qposadr[0] + 7] = [*centre, z, 1.0, 0.0, 0.0, 0.0]
-    env.data.qvel[joint.dofadr[0] : joint.dofadr[0] + 6] = 0.0
-
-
 def heat(env: LabEnv, celsius: float, seconds: float) -> None:
     """The sample in the block's well, the heater on at ``celsius`` for ``seconds``."""
     stand(env, BLOCK, BLOCK_HALF[2])
-    env.data.qpos[env.model.joint("rocker").qposadr[0]] = ROCKER_THROW_RAD
+    heater(env, True)
     bench(env).setpoint = celsius
     env.wait(seconds)
 
@@ -176,8 +161,7 @@ def test_in_the_air_the_sample_cools_at_its_small_conductance(env: LabEnv) -> No
 
 def test_the_log_key_records_both_thermometers(env: LabEnv) -> None:
     stand(env, HOLDER, HOLDER_HALF[2])
-    env.data.qpos[env.model.joint("key_log").qposadr[0]] = -0.9 * KEY_TRAVEL_M
-    env.wait(0.3)
+    press_log(env)
     assert bench(env).logging
     env.wait(3.0)
     rows = env.instrument_log.rows("logger")

@@ -46,6 +46,7 @@ def test_the_built_experiments_are_the_modules_in_table_6_order() -> None:
         "weak_acid_titration",
         "crystal_violet_kinetics",
         "two_lens_relay",
+        "specific_heat",
         "single_slit",
         "plate_index",
         "battery_emf",

@@ -35,8 +35,8 @@ from actloop.suites.lab.platforms.thermal_bench import (
     ThermalBench,
 )
 from actloop.suites.lab.readability import visibility
-from actloop.suites.lab.reference.display import Camera, project, read_display, window_corners
 from actloop.suites.lab.reference.thermistor_b import fit_thermistor
+from lcd_scaffold import assert_faces_read_back
 
 METERS = ("thermometer", "ohmmeter")
 
@@ -276,18 +276,6 @@ def test_the_faces_show_what_the_instrument_log_says() -> None:
         bench(env).setpoint = 50.0
         env.wait(20.0)
         env.observe()  # the faces are redrawn before frames
-        calibration = env.calibration()
-        renderer = env._renderer
-        assert renderer is not None
-        for face in FACES:
-            centre = np.array(FACE_CENTRES[face.texture]) - np.array([0.0, 0.001, 0.0])
-            pose = look_at(centre + np.array([0.0, -0.12, 0.02]), centre)
-            image = renderer.render_from(env._world.data, np.array(pose.position), pose.rotation())
-            k = calibration["wrist"]["intrinsics"]
-            camera = Camera(np.array(pose.position), pose.rotation(), k["fx"], k["fy"], k["cx"], k["cy"])
-            world = window_corners(centre, [1.0, 0.0, 0.0], [0.0, 0.0, 1.0], face.width_m, face.height_m)
-            text = read_display(image, project(world, camera), face.digits)
-            spec = next(s for s in env.platform.instruments() if s.name == face.instrument)
-            assert text == spec.text(env.instrument_log.shown_at(face.instrument, env.clock.time_s))
+        assert_faces_read_back(env, FACES, FACE_CENTRES)
     finally:
         env.close()

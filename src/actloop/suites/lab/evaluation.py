@@ -22,6 +22,7 @@ from actloop.suites.lab.evidence import (
     Citation,
     Conditions,
     ConditionTracker,
+    Required,
     Verdict,
     condition_gate,
     evidence_gate,
@@ -44,8 +45,8 @@ P = TypeVar("P", bound=Platform)
 class Evaluator(ABC):
     """The evaluator's view of one experiment's episode (never reachable from the agent)."""
 
-    required_conditions: tuple[str, ...] = ()
-    """Conditions every cited reading must have been taken under."""
+    required_conditions: Required = ()
+    """Conditions every cited reading must have been taken under (or, given a citation, those it must)."""
     one_reading_per_observation: ClassVar[bool] = False
     """Whether each cited reading must come from a different observation (the card says so)."""
 

@@ -56,7 +56,7 @@ CALORIMETER = (0.27, -0.09)
 CALORIMETER_HALF = (0.045, 0.045, 0.045)
 IN_BLOCK_W_PER_K = 2.0
 """The sample's conductance to the block with its body in the block's well."""
-IN_WATER_W_PER_K = 1.2
+IN_WATER_W_PER_K = 3.0
 """The sample's conductance to the stirred water with its body in the calorimeter's well."""
 IN_AIR_W_PER_K = 0.02
 """The sample's conductance to the air anywhere else (in the holder, carried)."""
@@ -92,8 +92,9 @@ LOG_KEY = (PANEL[0] + 0.045, PANEL[1])
 """The LOG key on the panel's top."""
 
 
-def bench_parts(sample_grams: float, water_grams: float, cup_j_per_k: float) -> tuple[Part, ...]:
-    """Every part of the calorimetry bench, in the card's order."""
+def bench_parts(cup_j_per_k: float) -> tuple[Part, ...]:
+    """Every part of the calorimetry bench, in the card's order (the sample's and the water's masses are
+    public values of the card)."""
     return (
         Part(
             "block",
@@ -102,13 +103,13 @@ def bench_parts(sample_grams: float, water_grams: float, cup_j_per_k: float) -> 
         ),
         Part(
             "sample",
-            f"a metal sample of {sample_grams:g} g on a handle; stands in its holder",
+            "a metal sample (sample_mass) on a handle; stands in its holder",
         ),
         Part("holder", "holds the sample upright beside the block", restore="fixed"),
         Part(
             "calorimeter",
-            f"an insulated cup holding {water_grams:g} g of stirred water, with a well for the sample; the "
-            f"cup and stirrer take up {cup_j_per_k:g} J/K besides the water",
+            "an insulated cup of stirred water (water_mass) with a well for the sample; the cup and stirrer "
+            f"take up {cup_j_per_k:g} J/K besides the water",
             restore="fixed",
         ),
         *heater_parts(),

@@ -13,7 +13,7 @@ import numpy as np
 from PIL import Image
 
 from actloop.suites.lab.reference.display import Camera, project, read_display, window_corners
-from actloop.suites.lab.reference.motion import DOWN, GC_OFFSET, Client, Operator, quaternion
+from actloop.suites.lab.reference.motion import DOWN, GC_OFFSET, PAD_HALF, Client, Operator, quaternion
 
 HOLDER = "holder_well"
 BLOCK = "block_well"
@@ -21,7 +21,8 @@ BLOCK = "block_well"
 LET_GO_M = 0.003
 """The probe is let go with its tip this far above the well's floor."""
 GRIP_UP_HANDLE = 0.029
-"""Where the fingers close on the handle, above its bottom."""
+"""Where the fingers close on the handle, above its bottom (on a short handle, with the pads just under its
+top)."""
 ROCKER_ARM = 0.013
 """How far from the pivot the fingertips press the rocker (its front half, towards the robot, is on)."""
 ROCKER_PRESS_TOP = 0.002
@@ -56,12 +57,14 @@ MAX_CHECKS = 30
 
 
 class ThermalOperator(Operator):
-    """Works the thermal bench of a connected client."""
+    """Works the thermal bench of a connected client: its item is what stands in the holder (``probe`` or
+    ``sample``), its panel is looked at level with the LCD ``top_lcd``."""
 
-    def __init__(self, lab: Client) -> None:
+    def __init__(self, lab: Client, item: str = "probe", top_lcd: str = "thermometer_lcd") -> None:
         super().__init__(lab)
+        self.item = item
         self.setpoint = FIRST_SETPOINT
-        x, y, z = self.layout["thermometer_lcd"]
+        x, y, z = self.layout[top_lcd]
         self.view = (x + VIEW_FROM[0], y + VIEW_FROM[1], z + VIEW_FROM[2])
         self.at_panel = False
         self.look: np.ndarray | None = None
@@ -81,13 +84,15 @@ class ThermalOperator(Operator):
         self.to(here[0], here[1], max(SAFE_Z, here[2]))
         self.to(x, y, SAFE_Z)
 
-    # --- the probe ---
-    def carry_probe(self, start: str, end: str) -> None:
-        """Lift the probe by its handle out of the well ``start`` (:data:`HOLDER` or :data:`BLOCK`) and
-        lower it into the well ``end`` (the holder's funnel guides a stem a few millimetres off)."""
+    # --- the item ---
+    def carry(self, start: str, end: str) -> None:
+        """Lift the item by its handle out of the well ``start`` (:data:`HOLDER`, :data:`BLOCK`, another
+        well of the layout) and lower it into the well ``end`` (a funnel guides a stem a few millimetres
+        off)."""
         (sx, sy, s_top), (ex, ey, e_top) = self.layout[start], self.layout[end]
         (depth,) = self.layout["well_depth"]
-        grip = self.layout["probe_handle"][0] + GRIP_UP_HANDLE + GC_OFFSET
+        bottom, top = self.layout[f"{self.item}_handle"]
+        grip = bottom + min(GRIP_UP_HANDLE, top - bottom - PAD_HALF) + GC_OFFSET
         self.lab.gripper(0.04)
         self.above(sx, sy)
         self.to(sx, sy, SAFE_Z, GRASP)

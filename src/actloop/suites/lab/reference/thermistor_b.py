@@ -84,7 +84,7 @@ def solve(lab: Client, public: Mapping[str, float]) -> dict[str, Any]:
     """Measure, restore the bench and submit; returns the submission's answer."""
     bench = ThermalOperator(lab)
     bench.face_panel()  # first from the start
-    bench.carry_probe(HOLDER, BLOCK)
+    bench.carry(HOLDER, BLOCK)
     bench.heater(on=True)
     citations, points = [], []
     for celsius in SETPOINTS:
@@ -94,6 +94,6 @@ def solve(lab: Client, public: Mapping[str, float]) -> dict[str, Any]:
         citations += [{"observation_id": observation, "instrument": m, "value": shown[m]} for m in METERS]
         points.append((shown["thermometer"], 1000.0 * shown["ohmmeter"]))
     bench.heater(on=False)
-    bench.carry_probe(BLOCK, HOLDER)
+    bench.carry(BLOCK, HOLDER)
     b, r25, _ = fit_thermistor(points)
     return lab.submit({"B": b, "R25": r25}, citations)
