@@ -118,7 +118,8 @@ class SpecificHeatEvaluator(BenchEvaluator[CalorimeterBench]):
         if at == "calorimeter" and self.mixed_at is None and self._soaked_s >= SOAK_S:
             self.mixed_at = time_s
 
-    def water_times(self, valid: Sequence[Verdict], log: InstrumentLog) -> list[float]:
+    @staticmethod
+    def water_times(valid: Sequence[Verdict]) -> list[float]:
         """The times of the valid readings of the water thermometer."""
         return [
             v.time_s
@@ -133,7 +134,7 @@ class SpecificHeatEvaluator(BenchEvaluator[CalorimeterBench]):
         )
         rows = [] if mixed is None else [r for r in log.rows("logger") if r.time_s >= mixed]
         heater = [v for v in valid if instrument_of(v.citation) == HEATER_THERMOMETER.name]
-        water = self.water_times(valid, log)
+        water = self.water_times(valid)
         before = [t for t in water if mixed is not None and t < mixed]
         after = [t for t in water if mixed is not None and t >= mixed]
         span = max(after) - min(after) if after else 0.0
