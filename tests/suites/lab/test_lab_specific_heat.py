@@ -24,11 +24,10 @@ from actloop.suites.lab.platforms.calorimeter import (
 from actloop.suites.lab.platforms.thermal_bench import (
     BLOCK,
     BLOCK_HALF,
-    BLOCK_LOSS,
-    GAIN_W_PER_K,
     HOLDER,
     HOLDER_HALF,
     KELVIN,
+    steady_block_c,
 )
 from actloop.suites.lab.reference.specific_heat import HEATER, WATER, rows_of, specific_heat
 from actloop.suites.lab.scoring import Check, score
@@ -49,7 +48,7 @@ def mix(env: LabEnv, tmp_path: Path) -> tuple[list[dict[str, float]], float, flo
     press_log(env)
     heater(env, True)
     bench(env).setpoint = 80.0
-    steady = (GAIN_W_PER_K * 80.0 + BLOCK_LOSS * env.instance.hidden["room"]) / (GAIN_W_PER_K + BLOCK_LOSS)
+    steady = steady_block_c(80.0, env.instance.hidden["room"])
     for body in ("block", "sample"):
         bench(env).network.set_temperature(body, steady + KELVIN)
     stand(env, BLOCK, BLOCK_HALF[2])

@@ -20,7 +20,7 @@ def plan() -> Plan:
         LOG_HZ,
         WATER_THERMOMETER,
     )
-    from actloop.suites.lab.platforms.thermal_bench import BLOCK_LOSS, GAIN_W_PER_K, KELVIN, THERMAL_STEPS
+    from actloop.suites.lab.platforms.thermal_bench import KELVIN, THERMAL_STEPS, steady_block_c
     from actloop.suites.lab.reference.specific_heat import (
         BEFORE_S,
         CUP_J_PER_K,
@@ -37,7 +37,7 @@ def plan() -> Plan:
         temperature, carried through the air for TRANSIT_S, then in the water for RECORD_S; the lift's and
         the mixing's times."""
         room = instance.hidden["room"]
-        block_c = (GAIN_W_PER_K * SETPOINT_C + BLOCK_LOSS * room) / (GAIN_W_PER_K + BLOCK_LOSS)
+        block_c = steady_block_c(SETPOINT_C, room)
         rig = bench(instance)
         network = rig.network
         network.set_temperature("sample", block_c + KELVIN)  # settled in the block: it holds until lifted

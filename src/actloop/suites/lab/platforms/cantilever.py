@@ -221,7 +221,7 @@ class CantileverBench(FacedPlatform):
 
     def deflection(self, d: float) -> float:
         """How far the strip has dropped at ``d`` under the loads it has taken up (m)."""
-        return sum(p * self.strip.influence(d, a) for p, a in zip(self.node_loads, NODES, strict=True) if p)
+        return self.strip.deflection(d, [(p, a) for p, a in zip(self.node_loads, NODES, strict=True) if p])
 
     def node_deflections(self) -> list[float]:
         """How far the strip has dropped at each node (m)."""

@@ -331,6 +331,12 @@ class HeatedBlockBench(FacedPlatform):
         }
 
 
+def steady_block_c(setpoint_c: float, room_c: float) -> float:
+    """Where the proportional controller holds the block (degC) once nothing else draws heat from it: its
+    gain's pull to the setpoint balances the loss to the room, a little under the setpoint."""
+    return (GAIN_W_PER_K * setpoint_c + BLOCK_LOSS * room_c) / (GAIN_W_PER_K + BLOCK_LOSS)
+
+
 def tip_in_well(tip: np.ndarray, centre: tuple[float, float], top_z: float, well: Well = WELL) -> bool:
     """Whether a stem's tip at ``tip`` is inside ``well`` at ``centre`` whose box top is at ``top_z``: near
     its axis and below half its depth."""
