@@ -121,6 +121,27 @@ FACE_CENTRES = {
 """Window centres of the faces (world), each facing −y (towards the robot)."""
 
 
+def rocker_xml(name: str, x: float, y: float, pivot_z: float) -> str:
+    """A bistable rocker ``name`` (body, hinge about x, cap and a red mark on its front half) pivoting at
+    (x, y, ``pivot_z``); :func:`snap_rocker` holds it at either end of its travel."""
+    return f"""<body name="{name}" pos="{x} {y} {pivot_z}">
+  <joint name="{name}" type="hinge" axis="1 0 0" range="{-ROCKER_THROW_RAD} {ROCKER_THROW_RAD}"
+         damping="0.002" solreflimit="0.005 1"/>
+  <geom name="{name}_cap" type="box" size="0.01 0.016 0.004" rgba="0.1 0.1 0.1 1" mass="0.03"
+        solref="0.005 1" {WORLD_GEOM}/>
+  <geom name="{name}_mark" type="box" size="0.006 0.003 0.0005" pos="0 -0.01 0.004" rgba="0.9 0.1 0.1 1"
+        contype="0" conaffinity="0" mass="0"/>
+</body>"""
+
+
+def snap_rocker(data: mujoco.MjData, qpos_adr: int, dof_adr: int) -> bool:
+    """Pull a rocker towards the end of its travel it is nearer to; whether its front half is down."""
+    q = float(data.qpos[qpos_adr])
+    end = ROCKER_THROW_RAD if q > 0 else -ROCKER_THROW_RAD
+    data.qfrc_applied[dof_adr] = -ROCKER_STIFFNESS * (q - end)
+    return q > 0.0
+
+
 def block_part() -> Part:
     return Part("block", "an aluminium block with a well in its top; the heater warms it", restore="fixed")
 
@@ -207,12 +228,24 @@ class HeatedBlockBench(FacedPlatform):
         """What else stands on the bench."""
         return ""
 
+    def stage_xml(self) -> str:
+        """The heated block and the holder, with their wells."""
+        return f"""{well_xml("block", BLOCK, BLOCK_HALF, "0.75 0.76 0.78 1", self.well)}
+{well_xml("holder", HOLDER, HOLDER_HALF, "0.3 0.3 0.33 1", self.well)}"""
+
+    def panel_xml(self) -> str:
+        """The meter panel the faces stand on."""
+        px, py = PANEL
+        return f"""<body name="panel" pos="{px} {py} {TABLE_TOP_Z}">
+  <geom name="panel_case" type="box" size="{PANEL_HALF[0]} {PANEL_HALF[1]} {PANEL_HALF[2]}"
+        pos="0 0 {PANEL_HALF[2]}" rgba="0.85 0.84 0.8 1" {WORLD_GEOM}/>
+</body>"""
+
     def bodies_xml(self) -> str:
         z = TABLE_TOP_Z
         faces = "\n".join(
             face.geom_xml(" ".join(map(str, self.face_centres[face.texture]))) for face in self.faces()
         )
-        px, py = PANEL
         cx, cy = CONTROLLER
         top = z + 2 * CONTROLLER_HALF[2]
         cap = " ".join(map(str, KEY_CAP_HALF))
@@ -226,25 +259,14 @@ class HeatedBlockBench(FacedPlatform):
             for i, (x, rgba) in enumerate(zip(KEYS_X, ("0.2 0.3 0.7 1", "0.75 0.25 0.2 1"), strict=True))
         )
         return f"""
-{well_xml("block", BLOCK, BLOCK_HALF, "0.75 0.76 0.78 1", self.well)}
-{well_xml("holder", HOLDER, HOLDER_HALF, "0.3 0.3 0.33 1", self.well)}
+{self.stage_xml()}
 {self.item_xml()}
-<body name="panel" pos="{px} {py} {z}">
-  <geom name="panel_case" type="box" size="{PANEL_HALF[0]} {PANEL_HALF[1]} {PANEL_HALF[2]}"
-        pos="0 0 {PANEL_HALF[2]}" rgba="0.85 0.84 0.8 1" {WORLD_GEOM}/>
-</body>
+{self.panel_xml()}
 <body name="controller" pos="{cx} {cy} {z}">
   <geom name="controller_case" type="box" size="{" ".join(map(str, CONTROLLER_HALF))}"
         pos="0 0 {CONTROLLER_HALF[2]}" rgba="0.3 0.32 0.36 1" {WORLD_GEOM}/>
 </body>
-<body name="rocker" pos="{SWITCH_X} {cy} {top + ROCKER_PIVOT_M}">
-  <joint name="rocker" type="hinge" axis="1 0 0" range="{-ROCKER_THROW_RAD} {ROCKER_THROW_RAD}"
-         damping="0.002" solreflimit="0.005 1"/>
-  <geom name="rocker_cap" type="box" size="0.01 0.016 0.004" rgba="0.1 0.1 0.1 1" mass="0.03"
-        solref="0.005 1" {WORLD_GEOM}/>
-  <geom name="rocker_mark" type="box" size="0.006 0.003 0.0005" pos="0 -0.01 0.004" rgba="0.9 0.1 0.1 1"
-        contype="0" conaffinity="0" mass="0"/>
-</body>
+{rocker_xml("rocker", SWITCH_X, cy, top + ROCKER_PIVOT_M)}
 <body name="faces">
 {faces}
 </body>
@@ -272,9 +294,7 @@ class HeatedBlockBench(FacedPlatform):
         return float(data.qpos[self._ids["rocker_q"]]) > 0.0
 
     def after_step(self, model: mujoco.MjModel, data: mujoco.MjData) -> None:
-        q = float(data.qpos[self._ids["rocker_q"]])
-        end = ROCKER_THROW_RAD if q > 0 else -ROCKER_THROW_RAD
-        data.qfrc_applied[self._ids["rocker_v"]] = -ROCKER_STIFFNESS * (q - end)
+        snap_rocker(data, self._ids["rocker_q"], self._ids["rocker_v"])
         for i in range(2):
             depth = -float(data.qpos[self._ids[f"key_{i}"]])
             if not self._key_down[i] and depth >= KEY_PRESSED:
@@ -300,9 +320,18 @@ class HeatedBlockBench(FacedPlatform):
 
     # --- published layout ---
     def layout(self) -> dict[str, list[float]]:
-        """Each well's axis (x, y) and the top of its box (z); the wells' depth; the rocker's pivot; each
-        key's centre and the top of its cap; each LCD's window (the centre of its face, and its width and
-        height)."""
+        """Each well's axis (x, y) and the top of its box (z), the wells' depth, and the controls
+        (:meth:`controls_layout`)."""
+        wells = {
+            "block_well": [*BLOCK, TABLE_TOP_Z + 2 * BLOCK_HALF[2]],
+            "holder_well": [*HOLDER, TABLE_TOP_Z + 2 * HOLDER_HALF[2]],
+            "well_depth": [self.well.depth],
+        }
+        return {**published(wells), **self.controls_layout()}
+
+    def controls_layout(self) -> dict[str, list[float]]:
+        """The rocker's pivot, each key's centre and the top of its cap, and each LCD's window (the centre of
+        its face, and its width and height)."""
         top = TABLE_TOP_Z + 2 * CONTROLLER_HALF[2]
         cap_top = top + KEY_CAP_Z + KEY_CAP_HALF[2]
         keys = {
@@ -313,15 +342,7 @@ class HeatedBlockBench(FacedPlatform):
             x, y, z = self.face_centres[face.texture]
             windows[face.texture] = [x, y - FACE_DEPTH_M, z]
             windows[f"{face.texture}_size"] = [face.width_m, face.height_m]
-        positions = {
-            "block_well": [*BLOCK, TABLE_TOP_Z + 2 * BLOCK_HALF[2]],
-            "holder_well": [*HOLDER, TABLE_TOP_Z + 2 * HOLDER_HALF[2]],
-            "well_depth": [self.well.depth],
-            "rocker_pivot": [SWITCH_X, CONTROLLER[1], top + ROCKER_PIVOT_M],
-            **keys,
-            **windows,
-        }
-        return published(positions)
+        return published({"rocker_pivot": [SWITCH_X, CONTROLLER[1], top + ROCKER_PIVOT_M], **keys, **windows})
 
     def reading_sites(self, data: mujoco.MjData) -> dict[str, ReadingSite]:
         up = np.array([0.0, 0.0, 1.0])

@@ -56,6 +56,14 @@ def readings_of(valid: Sequence[Verdict], instrument: str) -> list[float]:
     ]
 
 
+def thermometer_at(verdict: Verdict, log: InstrumentLog) -> float | None:
+    """The temperature the thermometer showed when a reading was taken (None without one)."""
+    if verdict.time_s is None:
+        return None
+    shown = log.shown_at(THERMOMETER.name, verdict.time_s)
+    return float(shown) if isinstance(shown, int | float) else None
+
+
 class ThermalEvaluator(BenchEvaluator[ThermalBench]):
     """Watches the thermal bench (see the module docstring)."""
 
@@ -108,10 +116,9 @@ class ThermalEvaluator(BenchEvaluator[ThermalBench]):
 
     def property_of(self, name: str, verdict: Verdict, log: InstrumentLog) -> float | None:
         """``temperature``: the block's temperature the thermometer showed at the reading."""
-        if name != "temperature" or verdict.time_s is None:
+        if name != "temperature":
             return super().property_of(name, verdict, log)
-        shown = log.shown_at(THERMOMETER.name, verdict.time_s)
-        return float(shown) if isinstance(shown, int | float) else None
+        return thermometer_at(verdict, log)
 
     def restore_problems(self, data: mujoco.MjData) -> list[str]:
         bench = self.platform

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from actloop.suites.lab.reference.circuit_board import BoardOperator
+from actloop.suites.lab.reference.fits import line
 from actloop.suites.lab.reference.motion import Client
 
 LOADS = ("load_1r0", "load_2r2", "load_4r7")
@@ -30,11 +31,8 @@ Row = tuple[int, float, dict[str, float]]
 
 def fit_cell(points: Sequence[tuple[float, float]]) -> tuple[float, float]:
     """(E, r) from (current A, volts V) points: the least-squares line V = E - I r."""
-    n = len(points)
-    mean_i = sum(i for i, _ in points) / n
-    mean_v = sum(v for _, v in points) / n
-    slope = sum((i - mean_i) * (v - mean_v) for i, v in points) / sum((i - mean_i) ** 2 for i, _ in points)
-    return mean_v - slope * mean_i, -slope
+    slope, intercept = line(points)
+    return intercept, -slope
 
 
 def cell_of(

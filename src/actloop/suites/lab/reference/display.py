@@ -144,7 +144,7 @@ def _apply(h: np.ndarray, points: np.ndarray) -> np.ndarray:
     return mapped[:, :2] / mapped[:, 2:3]
 
 
-def _sample(grey: np.ndarray, pixels: np.ndarray) -> np.ndarray:
+def bilinear(grey: np.ndarray, pixels: np.ndarray) -> np.ndarray:
     """Bilinear samples of ``grey`` at pixel centres ``pixels`` (x, y); pixel (0, 0) covers [0, 1)²."""
     height, width = grey.shape
     x = np.clip(pixels[:, 0] - 0.5, 0, width - 1.001)
@@ -179,14 +179,14 @@ def read_display(image: np.ndarray, corners_px: np.ndarray, digits: int) -> str:
         raise ValueError(f"digits {digit_px:.1f} px high are too small to read")
     cells = layout(digits)
     h = homography(np.array([[0, 0], [1, 0], [1, 1], [0, 1]], dtype=float), corners)
-    background = float(np.median(_sample(grey, _apply(h, _background_points(cells)))))
+    background = float(np.median(bilinear(grey, _apply(h, _background_points(cells)))))
     levels = {
-        (i, name): float(_sample(grey, _apply(h, _along(*cell.segment(name)))).mean())
+        (i, name): float(bilinear(grey, _apply(h, _along(*cell.segment(name)))).mean())
         for i, cell in enumerate(cells)
         for name in SEGMENTS
     }
     points = {
-        i: float(_sample(grey, _apply(h, _patch(cell.point, cell.point_half))).mean())
+        i: float(bilinear(grey, _apply(h, _patch(cell.point, cell.point_half))).mean())
         for i, cell in enumerate(cells)
     }
     ink = min([*levels.values(), *points.values()])

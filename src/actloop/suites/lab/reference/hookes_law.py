@@ -16,6 +16,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from actloop.suites.lab.reference.fits import line
 from actloop.suites.lab.reference.motion import Client
 from actloop.suites.lab.reference.spring_stand import StandOperator
 
@@ -26,12 +27,7 @@ OPEN_MM = 0.5
 
 def fit_k(readings: list[tuple[float, float]]) -> float:
     """k (N/m) from (load in kg, reading in mm) by least squares: the reading falls by g/k per kg."""
-    n = len(readings)
-    mean_m = sum(m for m, _ in readings) / n
-    mean_r = sum(r for _, r in readings) / n
-    slope = sum((m - mean_m) * (r - mean_r) for m, r in readings) / sum(
-        (m - mean_m) ** 2 for m, _ in readings
-    )
+    slope, _ = line(readings)
     return 1000.0 * G / -slope
 
 

@@ -60,12 +60,18 @@ class ThermalOperator(Operator):
     """Works the thermal bench of a connected client: its item is what stands in the holder (``probe`` or
     ``sample``), its panel is looked at level with the LCD ``top_lcd``."""
 
-    def __init__(self, lab: Client, item: str = "probe", top_lcd: str = "thermometer_lcd") -> None:
+    def __init__(
+        self,
+        lab: Client,
+        item: str = "probe",
+        top_lcd: str = "thermometer_lcd",
+        view_from: tuple[float, float, float] = VIEW_FROM,
+    ) -> None:
         super().__init__(lab)
         self.item = item
         self.setpoint = FIRST_SETPOINT
         x, y, z = self.layout[top_lcd]
-        self.view = (x + VIEW_FROM[0], y + VIEW_FROM[1], z + VIEW_FROM[2])
+        self.view = (x + view_from[0], y + view_from[1], z + view_from[2])
         self.at_panel = False
         self.look: np.ndarray | None = None
         """The posture high in front of the panel, turned towards it, as first reached from the start."""
@@ -107,10 +113,20 @@ class ThermalOperator(Operator):
     # --- the controller ---
     def heater(self, on: bool) -> None:
         """Rock the heater switch on (its front half down) or off."""
-        x, y, z = self.layout["rocker_pivot"]
+        self.rock("rocker_pivot", front_down=on)
+
+    def rock(self, pivot: str, front_down: bool) -> None:
+        """Press the front (towards the robot) or the back half of the rocker pivoting at ``pivot`` (its
+        name in the layout)."""
+        x, y, z = self.layout[pivot]
         self.above(x, y)
         self.press(
-            x, y + (-ROCKER_ARM if on else ROCKER_ARM), z + ROCKER_PRESS_TOP, 0.0, PRESS_CLEARANCE, DOWN
+            x,
+            y + (-ROCKER_ARM if front_down else ROCKER_ARM),
+            z + ROCKER_PRESS_TOP,
+            0.0,
+            PRESS_CLEARANCE,
+            DOWN,
         )
 
     def set_to(self, celsius: int) -> None:
@@ -139,18 +155,27 @@ class ThermalOperator(Operator):
         self.to(x, y, z - WRIST_UP_M, LOOK)
         self.at_panel = True
 
-    def read(self, meters: Sequence[str]) -> tuple[str, dict[str, float]]:
-        """(observation id, each meter's value) from one close-up of their LCDs."""
+    def close_up(self) -> tuple[str, np.ndarray, Camera]:
+        """(observation id, the wrist camera's image, its pose) of one observation."""
         seen = self.lab.observe()
         robot = seen["robot"]
         camera = Camera.wrist(self.calibration, robot["hand_position"], robot["hand_quaternion"])
         image = np.asarray(Image.open(io.BytesIO(seen["images"]["wrist"])).convert("RGB"))
+        return str(seen["observation_id"]), image, camera
+
+    def read_lcds(self, image: np.ndarray, camera: Camera, meters: Sequence[str]) -> dict[str, float]:
+        """Each meter's value on its LCD in ``image``."""
         values = {}
         for name in meters:
             width, height = self.layout[f"{name}_lcd_size"]
             corners = window_corners(self.layout[f"{name}_lcd"], (1, 0, 0), (0, 0, 1), width, height)
             values[name] = float(read_display(image, project(corners, camera), LCD_CELLS[name]))
-        return str(seen["observation_id"]), values
+        return values
+
+    def read(self, meters: Sequence[str]) -> tuple[str, dict[str, float]]:
+        """(observation id, each meter's value) from one close-up of their LCDs."""
+        observation, image, camera = self.close_up()
+        return observation, self.read_lcds(image, camera, meters)
 
     def settled_reading(self, meters: Sequence[str]) -> tuple[str, dict[str, float]]:
         """A reading once two in a row, :data:`CHECK_S` apart, agree (the block and probe settled)."""
