@@ -28,7 +28,6 @@ from actloop.suites.lab.experiments.black_box_resistor import (
     BlackBoxEvaluator,
 )
 from actloop.suites.lab.instance import draw
-from actloop.suites.lab.instruments import Visibility
 from actloop.suites.lab.platforms.circuit_board import (
     BOX_HALF,
     ROCKER_RANGE_RAD,
@@ -41,8 +40,11 @@ from actloop.suites.lab.reference.black_box_resistor import CELLS
 from actloop.suites.lab.reference.black_box_resistor import fit_resistance as reference_fit
 from actloop.suites.lab.reference.circuit_board import HAND, VIEW_HEIGHT
 from actloop.suites.lab.reference.display import Camera, project, read_display, window_corners
+from close_up_scaffold import cite_shown, serve_close_up
 
 SEED = 4
+
+METERS = ("voltmeter", "ammeter")
 
 
 @pytest.fixture
@@ -87,19 +89,11 @@ def power(env: LabEnv, on: bool) -> None:
 
 def close_up(env: LabEnv) -> str:
     """Serve a close-up of both meters (scaffolding: what the wrist camera 22 cm above makes readable)."""
-    env._served += 1
-    observation_id = f"{env.episode_token}-{env._served}"
-    seen = [Visibility(name, "wrist", True, True, 30.0) for name in ("voltmeter", "ammeter")]
-    env.instrument_log.serve_observation(observation_id, env.clock.time_s, seen)
-    return observation_id
+    return serve_close_up(env, METERS, 30.0)
 
 
 def cite(env: LabEnv, observation_id: str) -> list[dict[str, object]]:
-    shown = env.instrument_log.observations[observation_id].shown
-    return [
-        {"observation_id": observation_id, "instrument": name, "value": shown[name]}
-        for name in ("voltmeter", "ammeter")
-    ]
+    return cite_shown(env, observation_id, METERS)
 
 
 def measure(env: LabEnv, settings: tuple[int, ...] = (2, 4, 6, 8)) -> list[dict[str, object]]:

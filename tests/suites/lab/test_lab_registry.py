@@ -51,6 +51,7 @@ def test_the_built_experiments_are_the_modules_in_table_6_order() -> None:
         "plate_index",
         "battery_emf",
         "thermistor_b",
+        "thermal_expansion",
         "dye_absorptivity",
     ]
     assert all(experiment(key).spec.key == key for key in experiment_keys())

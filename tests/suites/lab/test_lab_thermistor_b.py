@@ -18,7 +18,6 @@ from actloop.sim.camera import look_at
 from actloop.sim.scene import TABLE_TOP_Z
 from actloop.suites.lab.env import LabEnv
 from actloop.suites.lab.experiments.thermistor_b import ThermistorEvaluator
-from actloop.suites.lab.instruments import Visibility
 from actloop.suites.lab.physics.heat import T25
 from actloop.suites.lab.platforms.thermal_bench import (
     BLOCK,
@@ -36,6 +35,7 @@ from actloop.suites.lab.platforms.thermal_bench import (
 )
 from actloop.suites.lab.readability import visibility
 from actloop.suites.lab.reference.thermistor_b import fit_thermistor
+from close_up_scaffold import cite_shown, serve_close_up
 from lcd_scaffold import assert_faces_read_back
 
 METERS = ("thermometer", "ohmmeter")
@@ -73,16 +73,11 @@ def switch(env: LabEnv, on: bool) -> None:
 
 def close_up(env: LabEnv) -> str:
     """Serve a close-up of the meters (scaffolding: what a wrist camera near the panel makes readable)."""
-    env._served += 1
-    observation_id = f"{env.episode_token}-{env._served}"
-    views = [Visibility(name, "wrist", True, True, 20.0) for name in METERS]
-    env.instrument_log.serve_observation(observation_id, env.clock.time_s, views)
-    return observation_id
+    return serve_close_up(env, METERS, 20.0)
 
 
 def cite(env: LabEnv, observation_id: str) -> list[dict[str, object]]:
-    shown = env.instrument_log.observations[observation_id].shown
-    return [{"observation_id": observation_id, "instrument": name, "value": shown[name]} for name in METERS]
+    return cite_shown(env, observation_id, METERS)
 
 
 def measure(env: LabEnv, setpoints: tuple[float, ...] = (30.0, 45.0, 60.0)) -> list[dict[str, object]]:

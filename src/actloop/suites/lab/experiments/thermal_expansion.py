@@ -6,8 +6,8 @@ controller; its growth pushes a dial indicator's spindle (graduations of 0.002 m
 turn counter); an LCD shows the water's temperature. The spindle starts lifted off the rod by the lever on
 the dial's top. Hidden: α (scored), the rod's lag behind the water (its time constant, 20-40 s), the
 spindle's preload and the room's temperature. The thermometer reads the water, not the rod: a reading taken
-as soon as the water has reached its temperature catches the rod still growing, so α comes out low by
-several percent; the dial must be left to settle first (basic: the standard design waits).
+as soon as the water holds steady catches the rod still growing, so α comes out 1-4 % low; the dial must be
+left to settle first (basic: the standard design waits).
 """
 
 from __future__ import annotations

@@ -53,8 +53,8 @@ ROD_RADIUS = 0.006
 JACKET_X = (ROD_LEFT_X + 0.03, ROD_RIGHT_X - 0.03)
 JACKET_RADIUS = 0.022
 LEG_X = (ROD_LEFT_X + 0.08, ROD_RIGHT_X - 0.1)
-ROD_CAPACITY = 80.0
-"""J/K: the rod's heat capacity (it lags the water by capacity / conductance)."""
+ROD_CAPACITY = 30.0
+"""J/K: the rod's heat capacity (a thin rod; it lags the water by capacity / conductance)."""
 FACE_HALF = 0.032
 """Half the width of the dial's printed face (a square plate; the dial is the circle in it)."""
 DIAL_RADIUS = 0.029

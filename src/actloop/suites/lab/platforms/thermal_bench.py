@@ -313,9 +313,13 @@ class HeatedBlockBench(FacedPlatform):
     def _advance(self, data: mujoco.MjData) -> None:
         """One step of the heat model under the present switch, setpoint and items' positions."""
         self.couple(data)
+        self.heat(self.heater_on(data))
+
+    def heat(self, on: bool) -> None:
+        """One step of the heat model with the heater ``on`` or off under the present setpoint."""
         block_c = self.network.temperature("block") - KELVIN
         power = min(HEATER_MAX_W, max(0.0, GAIN_W_PER_K * (self.setpoint - block_c)))
-        self.network.set_heater("heater", on=self.heater_on(data), watts=power)
+        self.network.set_heater("heater", on=on, watts=power)
         self.network.step(1)
 
     # --- published layout ---
