@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -95,3 +96,12 @@ class Platform(ABC):
 
     def after_step(self, model: mujoco.MjModel, data: mujoco.MjData) -> None:  # noqa: B027  (optional hook)
         """Called after every physics step (advance non-rigid models, update displays)."""
+
+
+def turn_about_y(rise: float, run: float) -> tuple[float, float, float, float]:
+    """The rotation about +y that turns +x towards (run, 0, rise) (w, x, y, z), from square roots only."""
+    length = math.sqrt(run * run + rise * rise)
+    cos_full = run / length
+    cos_half = math.sqrt((1.0 + cos_full) / 2.0)
+    sin_half = -rise / length / (2.0 * cos_half)
+    return (cos_half, 0.0, sin_half, 0.0)

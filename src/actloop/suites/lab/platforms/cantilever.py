@@ -30,7 +30,7 @@ from actloop.sim.scene import TABLE_TOP_Z, WORLD_GEOM
 from actloop.suites.lab.instruments import DigitalDisplay, InstrumentSpec
 from actloop.suites.lab.physics.cantilever import Cantilever
 from actloop.suites.lab.physics.linear import exp
-from actloop.suites.lab.platforms.base import ReadingSite, published
+from actloop.suites.lab.platforms.base import ReadingSite, published, turn_about_y
 from actloop.suites.lab.platforms.display import FACE_DEPTH_M, DisplayFace, FacedPlatform
 from actloop.suites.lab.platforms.keys import key_top, key_xml, switched
 from actloop.suites.lab.rig import DT
@@ -178,15 +178,6 @@ def rail_labels_texture(px_per_cm: int = 40, height_px: int = 72) -> np.ndarray:
             (x - draw.textlength(text, font=font) / 2, 0.3 * height_px), text, fill=(0, 0, 0), font=font
         )
     return np.asarray(image)
-
-
-def _quaternion_about_y(rise: float, run: float) -> tuple[float, float, float, float]:
-    """The rotation about +y that turns +x towards (run, 0, rise) (w, x, y, z), from square roots only."""
-    length = math.sqrt(run * run + rise * rise)
-    cos_full = run / length
-    cos_half = math.sqrt((1.0 + cos_full) / 2.0)
-    sin_half = -rise / length / (2.0 * cos_half)
-    return (cos_half, 0.0, sin_half, 0.0)
 
 
 class CantileverBench(FacedPlatform):
@@ -455,7 +446,7 @@ class CantileverBench(FacedPlatform):
             a, b = NODES[k], NODES[k + 1]
             middle = (tops[k] + tops[k + 1]) / 2 - STRIP_THICKNESS / 2
             data.mocap_pos[mocap] = (CLAMP_X + (a + b) / 2, STRIP_Y, middle)
-            data.mocap_quat[mocap] = _quaternion_about_y(tops[k + 1] - tops[k], b - a)
+            data.mocap_quat[mocap] = turn_about_y(tops[k + 1] - tops[k], b - a)
         for mocap, a, node in zip(self._saddles, SADDLES, SADDLE_NODES, strict=True):
             data.mocap_pos[mocap] = (CLAMP_X + a, STRIP_Y, tops[node] + SADDLE_PLATE_UP)
 
