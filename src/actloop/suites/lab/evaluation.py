@@ -134,6 +134,12 @@ class BenchEvaluator(Evaluator, Generic[P]):
         self.acted |= not self._handled.isdisjoint(touched)
         self.observe(time_s, data, touched)
 
+    def handled_check(self) -> Check:
+        """L1 as most benches state it: the robot touched what :meth:`handled` names."""
+        return Check(
+            "L1", self.acted, "the robot handled the apparatus" if self.acted else "nothing was handled"
+        )
+
     def restored(self, model: mujoco.MjModel, data: mujoco.MjData) -> Check:
         problems = [*self.restore_problems(data), *robot_holds_nothing(self.watch(model), data)]
         return Check("restored", not problems, "; ".join(problems) or self.restored_text)

@@ -3,7 +3,7 @@ board whose slope the agent sets.
 
 The incline (:mod:`..platforms.incline`): the board's slope is set by sliding a prop carriage under it; a
 motion sensor reads each slider's distance down its track, an inclinometer the slope, and a logger records
-all three 50 times a second. Raised slowly, the board holds a slider until tan θ passes μs; once it slips,
+all three 60 times a second. Raised slowly, the board holds a slider until tan θ passes μs; once it slips,
 the slider slides freely down with a = g (sin θ − μk cos θ). Hidden: μs and the ratio μk / μs. μs needs the
 slope at which each slider starts to slip; μk (to 0.5 %) its free slide's acceleration from the logged
 distances: timing the slide by eye, or the slope at which a slid slider keeps going, are far too coarse.
@@ -144,9 +144,7 @@ class InclineFrictionEvaluator(BenchEvaluator[Incline]):
         records = {name: self.records(name, valid) for name in SLIDERS}
         missing = [f"{name}: {', '.join(lack)}" for name, lack in records.items() if lack]
         return [
-            Check(
-                "L1", self.acted, "the robot handled the apparatus" if self.acted else "nothing was handled"
-            ),
+            self.handled_check(),
             Check(
                 "L2",
                 first is not None,

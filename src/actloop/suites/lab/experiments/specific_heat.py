@@ -140,9 +140,7 @@ class SpecificHeatEvaluator(BenchEvaluator[CalorimeterBench]):
         span = max(after) - min(after) if after else 0.0
         enough = bool(heater) and bool(before) and span >= AFTER_MIXING_S
         return [
-            Check(
-                "L1", self.acted, "the robot handled the apparatus" if self.acted else "nothing was handled"
-            ),
+            self.handled_check(),
             Check(
                 "L2",
                 mixed is not None,

@@ -127,9 +127,7 @@ class ThermalExpansionEvaluator(BenchEvaluator[ExpansionRig]):
             SPAN_C,
         )
         return [
-            Check(
-                "L1", self.acted, "the robot handled the apparatus" if self.acted else "nothing was handled"
-            ),
+            self.handled_check(),
             Check(
                 "L2",
                 raised is not None,

@@ -57,14 +57,15 @@ SENSOR_U = TOP_U + SLIDER_HALF[0] + 0.03
 """The motion sensor's face, up the board from the hinge (beyond the top bumper)."""
 SENSOR_GAP_M = SENSOR_U - TOP_U - SLIDER_HALF[0]
 """How far a slider against the top bumper stands from the sensor's face."""
-PEG_Y = -0.13
+PEG_Y = -0.18
 """The carriage's peg, in front of the board (from the board's centre line)."""
 PEG_RADIUS = 0.006
 PEG_TOP_Z = TABLE_TOP_Z + 0.07
 METER_BOX = (0.36, 0.12)
 METER_HALF = (0.075, 0.03, 0.08)
 LOG_KEY = (METER_BOX[0] + 0.045, METER_BOX[1])
-LOG_HZ = 50.0
+LOG_HZ = 60.0
+"""Rows a second: every fourth physics step, so each row holds the sensors at its own time."""
 MASSES = (0.2, 0.4)
 """kg: slider_a's and slider_b's masses (the card's)."""
 GRIP_CONTACT = 'friction="1.5 0.02 0.002" condim="4" priority="2"'
@@ -104,8 +105,8 @@ def bench_parts() -> tuple[Part, ...]:
     return (
         Part(
             "board",
-            f"a board hinged at its low (left) end; it rests on the prop carriage's roller, so its slope is "
-            f"{low:.1f} to {high:.1f} degrees as the carriage moves towards the hinge",
+            f"a board hinged at its low (left) end; it rests on the prop carriage's roller, so it tilts from "
+            f"about {low:.0f} to {high:.0f} degrees as the carriage moves towards the hinge",
             restore="fixed",
         ),
         Part(
@@ -127,10 +128,10 @@ def bench_parts() -> tuple[Part, ...]:
             "at the board's top end: reads each slider's distance from it along its track, in mm",
             restore="fixed",
         ),
-        Part("inclinometer", "on the board: reads its slope in degrees", restore="fixed"),
+        Part("inclinometer", "on the board: reads its tilt in degrees", restore="fixed"),
         Part(
             "log_key",
-            f"a key on the meter box's top: starts and stops the logger, which records the slope and both "
+            f"a key on the meter box's top: starts and stops the logger, which records the tilt and both "
             f"distances {LOG_HZ:g} times a second",
             restore="any",
         ),

@@ -95,9 +95,7 @@ class ThermalEvaluator(BenchEvaluator[ThermalBench]):
         shows both meters readable with the probe in the well."""
         first = first_observation(log, lambda t: conditions.held(IN_WELL, t), METERS)
         return [
-            Check(
-                "L1", self.acted, "the robot handled the apparatus" if self.acted else "nothing was handled"
-            ),
+            self.handled_check(),
             Check(
                 "L2",
                 self.heated_in_well,

@@ -137,7 +137,7 @@ class InclineOperator(Operator):
         self.holding = True
 
     def release_carriage(self) -> None:
-        x, y, z = self._peg()
+        x, y, _ = self._peg()
         self.lab.gripper(PEG_OPEN_M)
         self.to([x, y, SAFE_Z])
         self.holding = False
