@@ -30,8 +30,9 @@ from actloop.suites.lab.physics.friction import Friction, G, slide_step, slope_o
 from actloop.suites.lab.platforms.base import ReadingSite, published, turn_about_y
 from actloop.suites.lab.platforms.display import DisplayFace, FacedPlatform
 from actloop.suites.lab.platforms.keys import key_top, key_xml, switched
-from actloop.suites.lab.rig import DT, ROBOT_PREFIX
+from actloop.suites.lab.rig import DT
 from actloop.suites.lab.spec import Part
+from actloop.suites.lab.watch import ContactWatch
 
 HINGE = (-0.30, 0.05, TABLE_TOP_Z + 0.06)
 """The hinge's axis (along y) at the board's low end; the board's top surface passes through it."""
@@ -156,7 +157,6 @@ class Incline(FacedPlatform):
         self.logging = False
         self._log_down = False
         self._ids: dict[str, int] = {}
-        self._robot: frozenset[int] = frozenset()
         self._slider_geoms: list[frozenset[int]] = []
 
     # --- MJCF ---
@@ -257,10 +257,8 @@ class Incline(FacedPlatform):
             joint = model.joint(name)
             self._ids[f"{name}_q"] = int(joint.qposadr[0])
             self._ids[f"{name}_v"] = int(joint.dofadr[0])
-        self._robot = frozenset(g for g in range(model.ngeom) if model.geom(g).name.startswith(ROBOT_PREFIX))
-        self._slider_geoms = [
-            frozenset(model.geom(g).id for g in (name, f"{name}_handle")) for name in SLIDERS
-        ]
+        self._contacts = ContactWatch(model)
+        self._slider_geoms = [self._contacts.geoms_of_bodies(name) for name in SLIDERS]
         data.qpos[self._ids["carriage_q"]] = RUN_START
         self._slope = slope_of(PROP_RISE, RUN_START)
         for i, name in enumerate(SLIDERS):
@@ -308,15 +306,8 @@ class Incline(FacedPlatform):
             data.qvel[v] = rate
 
     def _touched_sliders(self, data: mujoco.MjData) -> list[bool]:
-        touched = [False for _ in SLIDERS]
-        for k in range(data.ncon):
-            contact = data.contact[k]
-            pair = (int(contact.geom1), int(contact.geom2))
-            if not any(g in self._robot for g in pair):
-                continue
-            for i, geoms in enumerate(self._slider_geoms):
-                touched[i] |= any(g in geoms for g in pair)
-        return touched
+        touched = self._contacts.touched(data)
+        return [not geoms.isdisjoint(touched) for geoms in self._slider_geoms]
 
     # --- published layout ---
     def layout(self) -> dict[str, list[float]]:
