@@ -11,7 +11,8 @@ import pytest
 from actloop.suites.lab.env import LabEnv
 from actloop.suites.lab.platforms import spring_stand_evaluation
 from actloop.suites.lab.platforms.spring_stand import RACK_CENTRE, SpringStand, stand_parts, weight_parts
-from actloop.suites.lab.platforms.spring_stand_evaluation import carried_by, rest_rule
+from actloop.suites.lab.platforms.spring_stand_evaluation import rest_rule
+from actloop.suites.lab.watch import carried_by
 
 
 @pytest.fixture(scope="module")

@@ -186,3 +186,15 @@ def back_in_place(
 def on_the_bench(data: mujoco.MjData, body: str) -> list[str]:
     """Whether ``body`` is still above the table top (not fallen off the bench)."""
     return [f"{body} is off the bench"] if float(data.body(body).xpos[2]) < TABLE_TOP_Z else []
+
+
+def carried_by(base: int, loads: Iterable[int], links: Sequence[tuple[int, int]]) -> set[int]:
+    """The geoms of ``loads`` resting on geom ``base``, directly or on other loads resting on it."""
+    movable = set(loads)
+    carried: set[int] = set()
+    frontier = {base}
+    while frontier:
+        reached = {b if a in frontier else a for a, b in links if (a in frontier) != (b in frontier)}
+        frontier = (reached & movable) - carried
+        carried |= frontier
+    return carried

@@ -23,8 +23,10 @@ from PIL import Image, ImageDraw, ImageFont
 
 from actloop.sim.scene import TABLE_TOP_Z, WORLD_GEOM
 from actloop.suites.lab.instruments import InstrumentSpec, ScaleDisplay
+from actloop.suites.lab.physics.oscillator import HangingSpring
 from actloop.suites.lab.platforms.base import NUMBER_WORDS, Platform, ReadingSite, published
 from actloop.suites.lab.spec import Part
+from actloop.suites.lab.watch import ContactWatch, carried_by
 
 G = 9.81
 ANCHOR = (0.0, 0.10, 1.20)
@@ -145,8 +147,19 @@ class SpringStand(Platform):
         ruler_offset: float,
         weight_mass: float,
         weights: int = WEIGHTS,
+        motion: HangingSpring | None = None,
     ) -> None:
         self.k = k
+        self.motion = motion
+        """When given, the tray's free motion is this exactly stepped spring (see :meth:`after_step`)."""
+        self.state = [0.0, 0.0]
+        """The tray's drop below the anchor and its rate while it moves freely (with ``motion``)."""
+        self._contacts: ContactWatch | None = None
+        self._plate = -1
+        self._loads: frozenset[int] = frozenset()
+        self._riding: dict[int, float] = {}
+        """The weights riding on the freely moving tray: body id -> height of its centre above the tray's
+        origin."""
         self.initial_tension = initial_tension
         self.unloaded_length = unloaded_length
         self.tray_mass = tray_mass
@@ -249,6 +262,39 @@ class SpringStand(Platform):
         self.tray_joint = int(model.jnt_qposadr[model.joint("spring").id])
         self.tray_dof = int(model.jnt_dofadr[model.joint("spring").id])
         data.qpos[self.tray_joint] = self.hanging_length(0)  # the empty tray starts at rest
+        if self.motion is not None:
+            self._contacts = ContactWatch(model)
+            (self._plate,) = self._contacts.geoms(TRAY_PLATE)
+            self._loads = self._contacts.geoms(*self.weights)
+            self.state = [self.motion.equilibrium(self.tray_mass), 0.0]
+            data.qpos[self.tray_joint] = self.state[0]
+
+    def after_step(self, model: mujoco.MjModel, data: mujoco.MjData) -> None:
+        """With ``motion``: while the robot touches neither the tray nor what it carries, the tray moves as
+        the exactly stepped spring with the tray and its load hanging on it, written into the tray's joint
+        (the weights on it ride with it at the heights they came to rest at, so none bounces); while the
+        robot touches them, the engine moves it."""
+        if self.motion is None or self._contacts is None:
+            return
+        carried = carried_by(self._plate, self._loads, self._contacts.links(data))
+        if not self._contacts.touched(data).isdisjoint({self._plate, *carried}):
+            self.state = [float(data.qpos[self.tray_joint]), float(data.qvel[self.tray_dof])]
+            self._riding.clear()
+            return
+        riders = {int(model.geom_bodyid[g]) for g in carried}
+        tray_z = ANCHOR[2] - self.state[0]
+        self._riding = {
+            body: self._riding.get(body, float(data.xpos[body][2]) - tray_z) for body in riders
+        }  # each rider keeps the height above the tray it had when it came to ride
+        load = self.tray_mass + len(riders) * self.weight_mass
+        x, v = self.motion.step(self.state[0], self.state[1], load)
+        self.state = [x, v]
+        data.qpos[self.tray_joint] = x
+        data.qvel[self.tray_dof] = v
+        for body, height in self._riding.items():
+            joint = int(model.body_jntadr[body])
+            data.qpos[model.jnt_qposadr[joint] + 2] = ANCHOR[2] - x + height
+            data.qvel[model.jnt_dofadr[joint] + 2] = -v
 
     # --- published layout ---
     def layout(self) -> dict[str, list[float]]:

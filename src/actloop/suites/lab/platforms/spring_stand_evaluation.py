@@ -8,7 +8,7 @@ An experiment's evaluator subclasses :class:`StandEvaluator` and adds L4, its ta
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 import mujoco
 
@@ -21,7 +21,14 @@ from actloop.suites.lab.platforms.spring_stand import RULER, TRAY_PLATE, SpringS
 from actloop.suites.lab.record import Record
 from actloop.suites.lab.scoring import Check
 from actloop.suites.lab.spec import ExperimentSpec
-from actloop.suites.lab.watch import ContactWatch, HeldFor, Timeline, back_in_place, first_observation
+from actloop.suites.lab.watch import (
+    ContactWatch,
+    HeldFor,
+    Timeline,
+    back_in_place,
+    carried_by,
+    first_observation,
+)
 
 AT_REST = "tray at rest and untouched"
 REST_SPEED_M_S = 2e-4
@@ -133,15 +140,3 @@ def weights_in_rack(data: mujoco.MjData, places: Mapping[str, Sequence[float]]) 
             UPRIGHT_TOLERANCE_RAD,
         )
     ]
-
-
-def carried_by(base: int, loads: Iterable[int], links: Sequence[tuple[int, int]]) -> set[int]:
-    """The geoms of ``loads`` resting on geom ``base``, directly or on other loads resting on it."""
-    movable = set(loads)
-    carried: set[int] = set()
-    frontier = {base}
-    while frontier:
-        reached = {b if a in frontier else a for a, b in links if (a in frontier) != (b in frontier)}
-        frontier = (reached & movable) - carried
-        carried |= frontier
-    return carried
