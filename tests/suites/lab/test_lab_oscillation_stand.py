@@ -1,6 +1,6 @@
-"""The exactly stepped hanging spring and the spring stand driven by it: the motion against the closed-form
-damped oscillation, the period with a weight on the tray against 2π √((m + m_s/3)/k), and the hand-over to
-the physics engine while the robot touches the tray.
+"""The exactly stepped hanging spring and the oscillation stand driven by it: the motion against the
+closed-form damped oscillation, the period with a weight on the tray against 2π √((m + m_s/3)/k), the
+hand-over to the physics engine while the robot touches the tray, and the encoder's log and LCD.
 
 Test scaffolding stands in for the agent's hands: the tray is displaced by setting its state, a weight set
 on the tray by setting its pose, and the robot's touch by the stand's contact watch answering so."""
@@ -19,18 +19,20 @@ from actloop.suites.lab.experiments import unreleased
 from actloop.suites.lab.experiments.hookes_law import EXPERIMENT as HOOKE
 from actloop.suites.lab.instance import Instance
 from actloop.suites.lab.physics.oscillator import G, HangingSpring
+from actloop.suites.lab.platforms.oscillation_stand import FACE, FACE_CENTRE, LOG_HZ, OscillationStand
 from actloop.suites.lab.platforms.spring_stand import (
     TRAY_OFFSET_Y,
     TRAY_PLATE_HALF_HEIGHT,
     TRAY_PLATE_Z,
     WEIGHT_HEIGHT,
-    SpringStand,
 )
 from actloop.suites.lab.rig import DT
+from lcd_scaffold import assert_faces_read_back
 
 K, SPRING_KG, DAMPING, FREE = 30.0, 0.02, 0.004, 0.12
 TRAY_KG, WEIGHT_KG = 0.05, 0.1
 KEY = "oscillation_stand"
+ZERO = 0.15
 
 
 def closed_form(spring: HangingSpring, load: float, x0: float, v0: float, t: float) -> float:
@@ -63,9 +65,8 @@ def test_the_spring_hangs_its_load_and_half_its_own_weight() -> None:
     assert spring.moving_mass(0.15) == pytest.approx(0.15 + SPRING_KG / 3, rel=1e-15)
 
 
-def stand(instance: Instance) -> SpringStand:
-    spring = HangingSpring(K, SPRING_KG, DAMPING, FREE, DT)
-    return SpringStand(K, 0.0, FREE, TRAY_KG, 0.0, WEIGHT_KG, motion=spring)
+def stand(instance: Instance) -> OscillationStand:
+    return OscillationStand(K, SPRING_KG, DAMPING, FREE, TRAY_KG, ZERO, WEIGHT_KG)
 
 
 @pytest.fixture
@@ -77,8 +78,8 @@ def env() -> Iterator[LabEnv]:
         bench.close()
 
 
-def platform(env: LabEnv) -> SpringStand:
-    assert isinstance(env.platform, SpringStand)
+def platform(env: LabEnv) -> OscillationStand:
+    assert isinstance(env.platform, OscillationStand)
     return env.platform
 
 
@@ -92,9 +93,17 @@ def test_the_free_tray_moves_as_the_stepped_spring_in_closed_form(env: LabEnv) -
     start = bench.motion.equilibrium(TRAY_KG)
     assert tray_drop(env) == start
     bench.state = [start + 0.008, 0.0]
+    began = env.clock.time_s
+    bench.logging = True
     env.wait(720 * DT)
     exact = closed_form(bench.motion, TRAY_KG, start + 0.008, 0.0, 720 * DT)
     assert tray_drop(env) == pytest.approx(exact, abs=1e-12)
+    # every logged row holds the encoder at the row's own time (a row every second physics step)
+    rows = env.instrument_log.rows("logger")
+    assert len(rows) >= 3 * LOG_HZ - 1
+    for row in rows[::37]:
+        drop = closed_form(bench.motion, TRAY_KG, start + 0.008, 0.0, row.time_s - began)
+        assert row.values[0] == pytest.approx(1000 * (drop - ZERO), abs=0.015)
 
 
 def test_a_weight_on_the_tray_oscillates_with_a_third_of_the_springs_mass(env: LabEnv) -> None:
@@ -139,3 +148,25 @@ def test_while_the_robot_touches_the_tray_the_engine_moves_it_and_the_spring_tak
     env.wait(1.0)
     exact = closed_form(bench.motion, TRAY_KG, held[0], held[1], 1.0)
     assert tray_drop(env) == pytest.approx(exact, abs=1e-9)
+
+
+def test_the_log_key_starts_and_stops_the_logger(env: LabEnv) -> None:
+    key = env.model.joint("key_log").qposadr[0]
+    states = []
+    for _ in range(2):
+        env.data.qpos[key] = -0.0045
+        env.wait(0.3)  # the spring returns the key
+        states.append(platform(env).logging)
+    assert states == [True, False]
+
+
+def test_the_encoders_lcd_shows_what_the_instrument_log_says() -> None:
+    spec = dataclasses.replace(HOOKE.spec, key=KEY)
+    with unreleased(Experiment(spec, stand, HOOKE.evaluator)):
+        env = LabEnv(KEY, 2)
+        try:
+            env.wait(0.5)
+            env.observe()  # the faces are redrawn before frames
+            assert_faces_read_back(env, [FACE], {FACE.texture: FACE_CENTRE})
+        finally:
+            env.close()
