@@ -23,6 +23,7 @@ from actloop.suites.lab.platforms.spring_stand import WEIGHTS, G
 from actloop.suites.lab.readability import visibility
 from actloop.suites.lab.reference.hookes_law import coils_open
 from actloop.suites.lab.reference.hookes_law import fit_k as reference_fit
+from stand_scaffold import on_tray, place
 
 
 @pytest.fixture
@@ -30,25 +31,6 @@ def env() -> Iterator[LabEnv]:
     bench = LabEnv("hookes_law", 5, render=False)
     yield bench
     bench.close()
-
-
-def place(env: LabEnv, weight: int, position: tuple[float, float, float]) -> None:
-    model, data = env._model, env._world.data
-    joint = model.joint(f"weight_{weight}_free")
-    data.qpos[joint.qposadr[0] : joint.qposadr[0] + 7] = [*position, 1.0, 0.0, 0.0, 0.0]
-    data.qvel[joint.dofadr[0] : joint.dofadr[0] + 6] = 0.0
-
-
-SPOTS = ((-0.032, -0.015), (0.0, -0.015), (0.032, -0.015), (-0.016, 0.02), (0.016, 0.02))
-"""Places for the weights on the tray plate, relative to its centre."""
-
-
-def on_tray(env: LabEnv, weight: int) -> None:
-    """Set ``weight`` on the tray plate at its own spot."""
-    data, model = env._world.data, env._model
-    x, y, z = data.geom_xpos[model.geom("tray_plate").id]
-    dx, dy = SPOTS[weight - 1]
-    place(env, weight, (float(x) + dx, float(y) + dy, float(z) + 0.003 + 0.012 + 0.0005))
 
 
 def close_up(env: LabEnv) -> str:

@@ -17,7 +17,6 @@ from actloop.suites.lab.instruments import (
     LoggerSpec,
     ScaleDisplay,
     Visibility,
-    file_matches,
 )
 from actloop.suites.lab.record import Record
 
@@ -148,7 +147,7 @@ def test_a_logger_records_rows_while_recording_and_exports_them_as_csv() -> None
     assert len(lines) == 7
     export = panel.log.exports["ph_run1.csv"]
     assert (export.rows, export.logger) == (6, "logger")
-    assert file_matches(panel.log, export)
+    assert panel.log.file_matches(export)
 
 
 def test_observations_note_what_each_camera_could_read() -> None:

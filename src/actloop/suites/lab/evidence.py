@@ -26,7 +26,6 @@ from actloop.suites.lab.instruments import (
     ScaleDisplay,
     Shown,
     Sink,
-    file_matches,
 )
 from actloop.suites.lab.scoring import Check, ScoredQuantity, finite_number, tolerance_width
 from actloop.suites.lab.spec import ReadingsAt
@@ -152,7 +151,7 @@ def _check_row(log: InstrumentLog, citation: RowCitation) -> Verdict:
         return Verdict(citation, False, f"{file} has no column {citation.column} ({', '.join(columns)})")
     if not 0 <= citation.row < export.rows:
         return Verdict(citation, False, f"{file} has no row {citation.row} (it has {export.rows})")
-    if not file_matches(log, export):
+    if not log.file_matches(export):
         return Verdict(citation, False, f"the rows logged by {export.logger} do not give the exported {file}")
     row = log.rows(export.logger)[citation.row]
     where = f"row {citation.row} of {file}"

@@ -361,6 +361,9 @@ class InstrumentLog:
         self.exports: dict[str, Export] = {}
         self._displays: dict[str, _Displays] = {}
         self._rows: dict[str, list[LoggerRow]] = {}
+        self._checked: dict[Export, bool] = {}
+        """Whether each export's rows still give its file (rows are only ever appended, so an export's first
+        rows, and the answer, never change)."""
 
     @classmethod
     def from_entries(cls, entries: Iterable[tuple[str, Mapping[str, Any]]]) -> InstrumentLog:
@@ -444,6 +447,15 @@ class InstrumentLog:
             lines.append(",".join([repr(row.time_s), *cells]))
         return "\n".join(lines) + "\n"
 
+    def file_matches(self, export: Export) -> bool:
+        """Whether the logged rows still give exactly the file that was exported (checked once per export:
+        a file's every cited row asks)."""
+        checked = self._checked.get(export)
+        if checked is None:
+            checked = _sha256(self.csv_text(export.logger, export.rows)) == export.sha256
+            self._checked[export] = checked
+        return checked
+
     def _spec(self, instrument: str) -> InstrumentSpec:
         try:
             return self.instruments[instrument]
@@ -511,11 +523,6 @@ class InstrumentLog:
 
 def _sha256(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
-
-
-def file_matches(log: InstrumentLog, export: Export) -> bool:
-    """Whether the logged rows still give exactly the file that was exported."""
-    return _sha256(log.csv_text(export.logger, export.rows)) == export.sha256
 
 
 class InstrumentPanel:

@@ -12,6 +12,7 @@ half the spring's weight), so both hang the tray at the same rest.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import ClassVar
 
 import mujoco
 import numpy as np
@@ -22,7 +23,7 @@ from actloop.suites.lab.physics.oscillator import G, HangingSpring
 from actloop.suites.lab.platforms.base import ReadingSite, published
 from actloop.suites.lab.platforms.display import DisplayFace, blank_textures, faces_assets, faces_textures
 from actloop.suites.lab.platforms.keys import key_top, key_xml, switched
-from actloop.suites.lab.platforms.spring_stand import RULER, WEIGHTS, SpringStand
+from actloop.suites.lab.platforms.spring_stand import RULER, WEIGHTS, SpringStand, weight_parts
 from actloop.suites.lab.rig import DT
 from actloop.suites.lab.spec import Part
 
@@ -43,9 +44,19 @@ FACE = DisplayFace.of("encoder_lcd", ENCODER, 0.07, 0.02)
 FACE_CENTRE = (METER_BOX[0] - 0.01, METER_BOX[1] - METER_HALF[1] - 0.001, TABLE_TOP_Z + 0.06)
 
 
-def encoder_parts() -> tuple[Part, ...]:
-    """The encoder and the logger's key, as the card describes them."""
+def stand_parts() -> tuple[Part, ...]:
+    """Every part of the oscillation stand, in the card's order."""
     return (
+        Part("stand", "holds the spring, the ruler and the encoder", restore="fixed"),
+        Part("spring", "an open-coil spring hanging from the stand; carries the tray", restore="fixed"),
+        Part(
+            "tray",
+            "hangs from the spring; weights set on it load the spring; its pointer marks its height on the "
+            "ruler",
+            restore="any",
+        ),
+        *weight_parts(),
+        Part("ruler", "a vertical scale graduated in millimetres beside the pointer", restore="fixed"),
         Part(
             "encoder",
             f"a linear encoder on the stand: reads how far the tray has dropped below its zero mark, in mm "
@@ -63,6 +74,12 @@ def encoder_parts() -> tuple[Part, ...]:
 
 class OscillationStand(SpringStand):
     """The oscillation stand of one instance (see the module docstring)."""
+
+    drawn_as: ClassVar[dict[str, tuple[str, ...]]] = {
+        **SpringStand.drawn_as,
+        "encoder": ("meter_box", "encoder_lcd"),
+        "log_key": ("key_log",),
+    }
 
     def __init__(
         self,
