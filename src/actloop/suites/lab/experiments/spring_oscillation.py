@@ -25,10 +25,11 @@ from actloop.suites.lab.platforms.base import Platform
 from actloop.suites.lab.platforms.oscillation_stand import ENCODER, LOGGER, OscillationStand, stand_parts
 from actloop.suites.lab.platforms.spring_stand_evaluation import StandEvaluator
 from actloop.suites.lab.record import Record
+from actloop.suites.lab.reference.fits import line
 from actloop.suites.lab.reference.oscillation import fit_damped, undamped
 from actloop.suites.lab.scoring import Check
 from actloop.suites.lab.spec import ExperimentSpec, Parameter, choice, uniform
-from actloop.suites.lab.watch import ContactWatch, HeldFor, carried_by
+from actloop.suites.lab.watch import ContactWatch, HeldFor
 
 FREE = "tray free"
 PERIODS = 5
@@ -94,10 +95,8 @@ class SpringOscillationEvaluator(StandEvaluator):
 
     def observe(self, time_s: float, data: mujoco.MjData, touched: set[int]) -> None:
         super().observe(time_s, data, touched)
-        carried = carried_by(self._plate, self._weights, self.watch(data.model).links(data))
-        free = touched.isdisjoint({self._plate, *carried})
-        self.tracker.update(time_s, {FREE: free})
-        held = self._free.update(time_s, free)
+        self.tracker.update(time_s, {FREE: self.tray_free})
+        held = self._free.update(time_s, self.tray_free)
         load = self.loads.now
         self.free_at[load] = max(self.free_at.get(load, 0.0), held)
 
@@ -169,12 +168,7 @@ class SpringOscillationEvaluator(StandEvaluator):
             points.append((load * stand.weight_mass, 1.0 / undamped(fit) ** 2))
         if len(points) < 2:
             raise ValueError("fitted oscillations at two or more loads are needed")
-        n = len(points)
-        mean_m = sum(m for m, _ in points) / n
-        mean_y = sum(y for _, y in points) / n
-        slope = sum((m - mean_m) * (y - mean_y) for m, y in points) / sum(
-            (m - mean_m) ** 2 for m, _ in points
-        )
+        slope, _ = line(points)
         return {"k": 1.0 / slope}
 
     def targets(self) -> dict[str, float]:

@@ -23,7 +23,7 @@ from actloop.suites.lab.instruments import DigitalDisplay, InstrumentSpec, Logge
 from actloop.suites.lab.physics.heat import ROOM
 from actloop.suites.lab.platforms.base import published
 from actloop.suites.lab.platforms.display import DisplayFace
-from actloop.suites.lab.platforms.keys import key_top, key_xml, switched
+from actloop.suites.lab.platforms.keys import PressEdge, key_top, key_xml
 from actloop.suites.lab.platforms.thermal_bench import (
     BLOCK,
     BLOCK_HALF,
@@ -153,7 +153,7 @@ class CalorimeterBench(HeatedBlockBench):
         """Where the sample exchanges heat: ``block``, ``water`` or ``air``."""
         self.network.set_link("sample", ROOM, IN_AIR_W_PER_K)
         self.logging = False
-        self._log_down = False
+        self._log_key = PressEdge()
 
     # --- MJCF ---
     def item_xml(self) -> str:
@@ -203,10 +203,8 @@ class CalorimeterBench(HeatedBlockBench):
         return tip_in_well(self.sample_tip(data), centre, TABLE_TOP_Z + 2 * half[2], SAMPLE_WELL)
 
     def after_step(self, model: mujoco.MjModel, data: mujoco.MjData) -> None:
-        down = switched(self._log_down, -float(data.qpos[self._ids["key_log"]]))
-        if down and not self._log_down:
+        if self._log_key.pressed(-float(data.qpos[self._ids["key_log"]])):
             self.logging = not self.logging
-        self._log_down = down
         super().after_step(model, data)
 
     def couple(self, data: mujoco.MjData) -> None:

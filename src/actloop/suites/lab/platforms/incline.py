@@ -29,7 +29,7 @@ from actloop.suites.lab.instruments import DigitalDisplay, InstrumentSpec, Logge
 from actloop.suites.lab.physics.friction import Friction, G, slide_step, slope_of
 from actloop.suites.lab.platforms.base import ReadingSite, published, turn_about_y
 from actloop.suites.lab.platforms.display import DisplayFace, FacedPlatform
-from actloop.suites.lab.platforms.keys import key_top, key_xml, switched
+from actloop.suites.lab.platforms.keys import PressEdge, key_top, key_xml
 from actloop.suites.lab.rig import DT
 from actloop.suites.lab.spec import Part
 from actloop.suites.lab.watch import ContactWatch
@@ -155,7 +155,7 @@ class Incline(FacedPlatform):
         """Each slider's (s, v): its distance down the track from the top bumper and its rate."""
         self.touched = [False for _ in SLIDERS]
         self.logging = False
-        self._log_down = False
+        self._log_key = PressEdge()
         self._ids: dict[str, int] = {}
         self._slider_geoms: list[frozenset[int]] = []
 
@@ -280,10 +280,8 @@ class Incline(FacedPlatform):
         return math.degrees(math.atan2(sin_t, cos_t))
 
     def after_step(self, model: mujoco.MjModel, data: mujoco.MjData) -> None:
-        down = switched(self._log_down, -float(data.qpos[self._ids["key_log"]]))
-        if down and not self._log_down:
+        if self._log_key.pressed(-float(data.qpos[self._ids["key_log"]])):
             self.logging = not self.logging
-        self._log_down = down
         run = self.run(data)
         self._slope = slope_of(PROP_RISE, run)
         data.mocap_quat[self._ids["board"]] = turn_about_y(PROP_RISE, run)

@@ -41,3 +41,17 @@ def key_top(mount_z: float) -> float:
 def switched(down: bool, travel: float) -> bool:
     """Whether a key that was ``down`` is down now, pushed ``travel`` metres in."""
     return travel > (KEY_RELEASED_M if down else KEY_PRESSED_M)
+
+
+class PressEdge:
+    """The moment a key goes down: :meth:`pressed`, given its travel every physics step, is true on the step
+    it switches on (once per press however long it is held)."""
+
+    def __init__(self) -> None:
+        self.down = False
+
+    def pressed(self, travel: float) -> bool:
+        down = switched(self.down, travel)
+        edge = down and not self.down
+        self.down = down
+        return edge

@@ -22,7 +22,7 @@ from actloop.suites.lab.instruments import DigitalDisplay, InstrumentSpec, Logge
 from actloop.suites.lab.physics.oscillator import G, HangingSpring
 from actloop.suites.lab.platforms.base import ReadingSite, published
 from actloop.suites.lab.platforms.display import DisplayFace, blank_textures, faces_assets, faces_textures
-from actloop.suites.lab.platforms.keys import key_top, key_xml, switched
+from actloop.suites.lab.platforms.keys import PressEdge, key_top, key_xml
 from actloop.suites.lab.platforms.spring_stand import RULER, WEIGHTS, SpringStand, weight_parts
 from actloop.suites.lab.rig import DT
 from actloop.suites.lab.spec import Part
@@ -105,7 +105,7 @@ class OscillationStand(SpringStand):
         self.encoder_zero = encoder_zero
         """The tray's drop below the anchor at the encoder's zero (m)."""
         self.logging = False
-        self._log_down = False
+        self._log_key = PressEdge()
         self._key = -1
 
     # --- MJCF ---
@@ -140,10 +140,8 @@ class OscillationStand(SpringStand):
         self._key = int(model.joint("key_log").qposadr[0])
 
     def after_step(self, model: mujoco.MjModel, data: mujoco.MjData) -> None:
-        down = switched(self._log_down, -float(data.qpos[self._key]))
-        if down and not self._log_down:
+        if self._log_key.pressed(-float(data.qpos[self._key])):
             self.logging = not self.logging
-        self._log_down = down
         super().after_step(model, data)
 
     # --- published layout ---

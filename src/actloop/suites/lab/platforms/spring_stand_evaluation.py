@@ -65,6 +65,8 @@ class StandEvaluator(BenchEvaluator[SpringStand]):
         """Whether the tray rested loaded and untouched for L2_HOLD_S."""
         self._plate = -1
         self._weights: frozenset[int] = frozenset()
+        self.tray_free = True
+        """Whether the robot touches neither the tray nor anything on it (this step)."""
 
     def handled(self, watch: ContactWatch) -> frozenset[int]:
         """The weights (whose geoms it keeps, with the tray plate's, for :meth:`observe`)."""
@@ -77,6 +79,7 @@ class StandEvaluator(BenchEvaluator[SpringStand]):
         self.loads.update(time_s, len(carried))
         slow = self.platform.tray_speed(data) < REST_SPEED_M_S
         untouched = touched.isdisjoint({self._plate, *carried})
+        self.tray_free = untouched
         at_rest = self._rest.update(time_s, slow and untouched) >= REST_HOLD_S
         self.tracker.update(time_s, {AT_REST: at_rest})
         self.loaded_rest_held |= (

@@ -35,7 +35,7 @@ from actloop.suites.lab.physics.burette import Burette
 from actloop.suites.lab.physics.solutions import HYDROXIDE, Portion
 from actloop.suites.lab.platforms.base import NUMBER_WORDS, ReadingSite, published
 from actloop.suites.lab.platforms.display import FACE_DEPTH_M, DisplayFace, FacedPlatform
-from actloop.suites.lab.platforms.keys import key_top, key_xml, switched
+from actloop.suites.lab.platforms.keys import PressEdge, key_top, key_xml
 from actloop.suites.lab.platforms.vessels import Shape, Vessels
 from actloop.suites.lab.platforms.wells import Well, well_xml
 from actloop.suites.lab.spec import Part
@@ -255,7 +255,7 @@ class TitrationBench(FacedPlatform):
         """The beaker standing on the stirrer, if any (updated every step)."""
         self.hung = False
         """Whether the electrode hangs in the sleeve (updated every step)."""
-        self._log_down = False
+        self._log_key = PressEdge()
         self._ids: dict[str, int] = {}
         self._beaker_bodies: list[int] = []
         self._dt = 1.0
@@ -520,10 +520,8 @@ class TitrationBench(FacedPlatform):
     def after_step(self, model: mujoco.MjModel, data: mujoco.MjData) -> None:
         self._time = time_s = round(float(data.time) / self._dt) * self._dt
         self._update(data)
-        down = switched(self._log_down, -float(data.qpos[self._ids["key_log"]]))
-        if down and not self._log_down:
+        if self._log_key.pressed(-float(data.qpos[self._ids["key_log"]])):
             self.logging = not self.logging
-        self._log_down = down
         fallen = self.burette.advance(self._dt, self.opening(data))
         if fallen:
             drops = Portion.of(fallen * DROP_ML, {HYDROXIDE: self.titrant_m})
