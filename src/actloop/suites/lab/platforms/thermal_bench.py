@@ -31,7 +31,12 @@ from actloop.sim.scene import TABLE_TOP_Z, WORLD_GEOM
 from actloop.suites.lab.instruments import DigitalDisplay, InstrumentSpec
 from actloop.suites.lab.physics.heat import ROOM, ThermalNetwork
 from actloop.suites.lab.platforms.base import ReadingSite, published
-from actloop.suites.lab.platforms.display import FACE_DEPTH_M, DisplayFace, FacedPlatform
+from actloop.suites.lab.platforms.display import (
+    DisplayFace,
+    FacedPlatform,
+    front_windows,
+    upright_reading_sites,
+)
 from actloop.suites.lab.platforms.wells import Well, well_xml
 from actloop.suites.lab.spec import Part
 
@@ -341,19 +346,11 @@ class HeatedBlockBench(FacedPlatform):
         keys = {
             f"{name}_key": [x, CONTROLLER[1], cap_top] for name, x in zip(("down", "up"), KEYS_X, strict=True)
         }
-        windows: dict[str, list[float]] = {}
-        for face in self.faces():
-            x, y, z = self.face_centres[face.texture]
-            windows[face.texture] = [x, y - FACE_DEPTH_M, z]
-            windows[f"{face.texture}_size"] = [face.width_m, face.height_m]
+        windows = front_windows(self.faces(), self.face_centres)
         return published({"rocker_pivot": [SWITCH_X, CONTROLLER[1], top + ROCKER_PIVOT_M], **keys, **windows})
 
     def reading_sites(self, data: mujoco.MjData) -> dict[str, ReadingSite]:
-        up = np.array([0.0, 0.0, 1.0])
-        return {
-            face.instrument: face.reading_site(np.array(self.face_centres[face.texture]), up)
-            for face in self.faces()
-        }
+        return upright_reading_sites(self.faces(), self.face_centres)
 
 
 def steady_block_c(setpoint_c: float, room_c: float) -> float:

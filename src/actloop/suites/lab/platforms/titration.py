@@ -34,7 +34,12 @@ from actloop.suites.lab.physics.acid_base import Solution, ph
 from actloop.suites.lab.physics.burette import Burette
 from actloop.suites.lab.physics.solutions import HYDROXIDE, Portion
 from actloop.suites.lab.platforms.base import NUMBER_WORDS, ReadingSite, published
-from actloop.suites.lab.platforms.display import FACE_DEPTH_M, DisplayFace, FacedPlatform
+from actloop.suites.lab.platforms.display import (
+    DisplayFace,
+    FacedPlatform,
+    front_windows,
+    upright_reading_sites,
+)
 from actloop.suites.lab.platforms.keys import PressEdge, key_top, key_xml
 from actloop.suites.lab.platforms.vessels import Shape, Vessels
 from actloop.suites.lab.platforms.wells import Well, well_xml
@@ -559,10 +564,7 @@ class TitrationBench(FacedPlatform):
         return {PH_METER.name: self.electrode.reads(true_ph), DROP_COUNTER.name: float(self.burette.drops)}
 
     def reading_sites(self, data: mujoco.MjData) -> dict[str, ReadingSite]:
-        up = np.array([0.0, 0.0, 1.0])
-        return {
-            face.instrument: face.reading_site(np.array(FACE_CENTRES[face.texture]), up) for face in FACES
-        }
+        return upright_reading_sites(FACES, FACE_CENTRES)
 
     # --- published layout ---
     def layout(self) -> dict[str, list[float]]:
@@ -572,11 +574,7 @@ class TitrationBench(FacedPlatform):
         the electrode (its handle's bottom and top above the tip); the burette's tip; the
         stopcock's hinge, its lever's length and its peg's top above the hinge; the LOG key's cap top; each
         LCD's window (the centre of its face, and its width and height)."""
-        windows: dict[str, list[float]] = {}
-        for face in FACES:
-            x, y, z = FACE_CENTRES[face.texture]
-            windows[face.texture] = [x, y - FACE_DEPTH_M, z]
-            windows[f"{face.texture}_size"] = [face.width_m, face.height_m]
+        windows = front_windows(FACES, FACE_CENTRES)
         top = TABLE_TOP_Z + 2 * PANEL_HALF[2]
         positions = {
             "stirrer_ring": [*STIRRER, PLATE_Z],

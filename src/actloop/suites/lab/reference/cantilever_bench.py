@@ -6,12 +6,8 @@ close-up once it holds steady. Every position comes from the bench's published l
 
 from __future__ import annotations
 
-import io
-
 import numpy as np
-from PIL import Image
 
-from actloop.suites.lab.reference.display import Camera, project, read_display, window_corners
 from actloop.suites.lab.reference.motion import DOWN, GC_OFFSET, Client, Operator, quaternion
 
 LCD_CELLS = 6
@@ -161,14 +157,9 @@ class CantileverOperator(Operator):
 
     def read(self) -> tuple[str, float]:
         """(observation id, the LCD's value in mm) from one close-up."""
-        seen = self.lab.observe()
-        robot = seen["robot"]
-        camera = Camera.wrist(self.calibration, robot["hand_position"], robot["hand_quaternion"])
-        image = np.asarray(Image.open(io.BytesIO(seen["images"]["wrist"])).convert("RGB"))
-        width, height = self.layout["indicator_lcd_size"]
+        observation, image, camera = self.close_up()
         window = self.on_carriage("indicator_lcd", self.hole)
-        corners = window_corners(window, (1, 0, 0), (0, 0, 1), width, height)
-        return str(seen["observation_id"]), float(read_display(image, project(corners, camera), LCD_CELLS))
+        return observation, float(self.read_window(image, camera, "indicator_lcd", LCD_CELLS, centre=window))
 
     def settled_readings(self) -> list[tuple[str, float]]:
         """:data:`READS` readings, :data:`READ_EVERY_S` apart, in front of the LCD once the carriage, the

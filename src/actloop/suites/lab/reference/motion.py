@@ -3,11 +3,15 @@ joint trajectories within the published speed limits."""
 
 from __future__ import annotations
 
+import io
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
 import numpy as np
+from PIL import Image
+
+from actloop.suites.lab.reference.display import Camera, project, read_display, window_corners
 
 WAYPOINT_M = 0.02
 WAYPOINT_RAD = 0.15
@@ -136,6 +140,31 @@ class Operator:
         self.ready = np.array(lab.state()["joints"])
         """The arm's posture at the start (fingertips down, high in front): the way between one kind of
         work and another."""
+
+    def close_up(self) -> tuple[str, np.ndarray, Camera]:
+        """(observation id, the wrist camera's image, its pose) of one observation."""
+        seen = self.lab.observe()
+        robot = seen["robot"]
+        camera = Camera.wrist(self.calibration, robot["hand_position"], robot["hand_quaternion"])
+        image = np.asarray(Image.open(io.BytesIO(seen["images"]["wrist"])).convert("RGB"))
+        return str(seen["observation_id"]), image, camera
+
+    def read_window(
+        self,
+        image: np.ndarray,
+        camera: Camera,
+        window: str,
+        cells: int,
+        up: Sequence[float] = (0.0, 0.0, 1.0),
+        centre: Sequence[float] | None = None,
+    ) -> str:
+        """The text of the LCD whose window the layout names ``window`` (its centre, and its width and
+        height as ``<window>_size``; facing the robot, its top towards ``up``), seen in ``image``; the
+        window's ``centre`` where it has moved from the layout's."""
+        width, height = self.layout[f"{window}_size"]
+        at = self.layout[window] if centre is None else centre
+        corners = window_corners(tuple(at), (1.0, 0.0, 0.0), tuple(up), width, height)
+        return read_display(image, project(corners, camera), cells)
 
     def to_ready(self, safe_z: float) -> None:
         """Straight up to ``safe_z`` (from below it), then the starting posture."""

@@ -5,16 +5,13 @@ cuvette between its rack slot and the holder. Every position comes from the benc
 
 from __future__ import annotations
 
-import io
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from PIL import Image
 
-from actloop.suites.lab.reference.display import Camera, project, read_display, window_corners
 from actloop.suites.lab.reference.motion import GC_OFFSET, PAD_HALF, Client, Operator, quaternion
 
 LCD_CELLS = {"wavelength": 3, "absorbance": 5}
@@ -119,17 +116,13 @@ class SpectroOperator(Operator):
         """Observe after ``wait_s`` (the displays refresh every 0.5 s) and read both LCDs from the wrist
         camera (the hand over or on the λ+ key, the camera centred on them)."""
         self.lab.wait(wait_s)
-        seen = self.lab.observe()
-        image = np.asarray(Image.open(io.BytesIO(seen["images"]["wrist"])).convert("RGB"))
-        robot = seen["robot"]
-        camera = Camera.wrist(self.calibration, robot["hand_position"], robot["hand_quaternion"])
-        texts = {}
-        for name, cells in LCD_CELLS.items():
-            centre, size = self.layout[f"{name}_lcd"], self.layout[f"{name}_lcd_size"]
-            corners = window_corners(tuple(centre), (1.0, 0.0, 0.0), (0.0, 1.0, 0.0), *size)
-            texts[name] = read_display(image, project(corners, camera), cells)
+        observation, image, camera = self.close_up()
+        texts = {
+            name: self.read_window(image, camera, f"{name}_lcd", cells, up=(0.0, 1.0, 0.0))
+            for name, cells in LCD_CELLS.items()
+        }
         absorbance = math.nan if texts["absorbance"] == "OL" else float(texts["absorbance"])
-        return Reading(str(seen["observation_id"]), float(texts["wavelength"]), absorbance)
+        return Reading(observation, float(texts["wavelength"]), absorbance)
 
     def set_wavelength(self, target: int) -> Reading:
         """Step the wavelength to ``target`` nm (holding a key for long moves), reading it back."""

@@ -6,13 +6,11 @@ its published layout (``calibration()["layout"]``).
 
 from __future__ import annotations
 
-import io
 from collections.abc import Sequence
 
 import numpy as np
-from PIL import Image
 
-from actloop.suites.lab.reference.display import Camera, project, read_display, window_corners
+from actloop.suites.lab.reference.display import Camera
 from actloop.suites.lab.reference.motion import DOWN, GC_OFFSET, PAD_HALF, Client, Operator, quaternion
 
 HOLDER = "holder_well"
@@ -155,22 +153,11 @@ class ThermalOperator(Operator):
         self.to(x, y, z - WRIST_UP_M, LOOK)
         self.at_panel = True
 
-    def close_up(self) -> tuple[str, np.ndarray, Camera]:
-        """(observation id, the wrist camera's image, its pose) of one observation."""
-        seen = self.lab.observe()
-        robot = seen["robot"]
-        camera = Camera.wrist(self.calibration, robot["hand_position"], robot["hand_quaternion"])
-        image = np.asarray(Image.open(io.BytesIO(seen["images"]["wrist"])).convert("RGB"))
-        return str(seen["observation_id"]), image, camera
-
     def read_lcds(self, image: np.ndarray, camera: Camera, meters: Sequence[str]) -> dict[str, float]:
         """Each meter's value on its LCD in ``image``."""
-        values = {}
-        for name in meters:
-            width, height = self.layout[f"{name}_lcd_size"]
-            corners = window_corners(self.layout[f"{name}_lcd"], (1, 0, 0), (0, 0, 1), width, height)
-            values[name] = float(read_display(image, project(corners, camera), LCD_CELLS[name]))
-        return values
+        return {
+            name: float(self.read_window(image, camera, f"{name}_lcd", LCD_CELLS[name])) for name in meters
+        }
 
     def read(self, meters: Sequence[str]) -> tuple[str, dict[str, float]]:
         """(observation id, each meter's value) from one close-up of their LCDs."""
