@@ -1,8 +1,9 @@
 """Small dense linear algebra and exact stepping of linear ODEs, in pure Python floats.
 
 Only IEEE-754 ``+ - * /`` and ``math.frexp``/``math.ldexp`` (both exact) touch the numbers, so results are
-bit-identical on every machine: no BLAS, no CPU-dispatched libm. :func:`exp` and :func:`log` replace
-``math.exp``/``math.log`` for the same reason. Matrices are lists of rows; sizes are small (n ≲ 25).
+bit-identical on every machine: no BLAS, no CPU-dispatched libm. :func:`exp`, :func:`log` and :func:`sin`
+replace ``math.exp``/``math.log``/``math.sin`` for the same reason. Matrices are lists of rows; sizes are
+small (n ≲ 25).
 """
 
 from __future__ import annotations
@@ -276,3 +277,32 @@ def log(x: float) -> float:
 
 def log10(x: float) -> float:
     return log(x) / LN10
+
+
+# Scalar sine without libm: x reduced by the nearest multiple of π/2 (π/2 split as fdlibm's pio2_1 + pio2_1t,
+# k·pio2_1 exact for |k| < 2²⁰), then the sine or cosine series on |r| ≤ π/4 (the r¹⁹ and r¹⁸ terms are
+# below 1e-17): within about an ulp for the angles a swinging body goes through.
+_PIO2_HI = 1.57079632673412561417e00
+_PIO2_LO = 6.07710050650619224932e-11
+_INV_PIO2 = 6.36619772367581382433e-01
+_SIN_SERIES = [float(Fraction((-1) ** j, math.factorial(2 * j + 1))) for j in range(9)]
+_COS_SERIES = [float(Fraction((-1) ** j, math.factorial(2 * j))) for j in range(10)]
+
+
+def sin(x: float) -> float:
+    """sin x, bit-identical on every machine, for |x| < 1e5 (ValueError beyond, or for inf and nan)."""
+    if not abs(x) < 1e5:
+        raise ValueError(f"sin of {x!r}: only |x| < 1e5 is reduced exactly")
+    k = math.floor(x * _INV_PIO2 + 0.5)
+    r = (x - k * _PIO2_HI) - k * _PIO2_LO
+    r2 = r * r
+    p = 0.0
+    if k % 2 == 0:
+        for c in reversed(_SIN_SERIES):
+            p = p * r2 + c
+        value = r * p
+    else:
+        for c in reversed(_COS_SERIES):
+            p = p * r2 + c
+        value = p
+    return -value if k % 4 >= 2 else value
