@@ -34,6 +34,7 @@ def test_the_built_experiments_are_the_modules_in_table_6_order() -> None:
         "hookes_law",
         "pendulum_g",
         "spring_oscillation",
+        "torsion_pendulum",
         "incline_friction",
         "rc_capacitance",
         "black_box_resistor",
