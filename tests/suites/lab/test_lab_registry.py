@@ -41,6 +41,7 @@ def test_the_built_experiments_are_the_modules_in_table_6_order() -> None:
         "led_wavelength",
         "lens_focal_length",
         "grating_wavelength",
+        "centroid_inertia",
         "cantilever",
         "three_terminal_box",
         "rectifier_supply",

@@ -16,28 +16,25 @@ from collections.abc import Sequence
 
 import mujoco
 
-from actloop.sim.scene import TABLE_TOP_Z
 from actloop.suites.lab.catalog import specify
-from actloop.suites.lab.evaluation import BenchEvaluator
-from actloop.suites.lab.evidence import Citation, Conditions, Verdict, instrument_of
+from actloop.suites.lab.evidence import Conditions, Verdict
 from actloop.suites.lab.experiment import Experiment
 from actloop.suites.lab.instance import Instance
 from actloop.suites.lab.instruments import InstrumentLog
 from actloop.suites.lab.platforms.base import Platform
 from actloop.suites.lab.platforms.turntable import (
-    LOAD_PLACES,
     LOGGER,
     PERIOD,
     Load,
     Turntable,
     turntable_parts,
 )
+from actloop.suites.lab.platforms.turntable_evaluation import FREE, TurntableEvaluator
 from actloop.suites.lab.record import Record
 from actloop.suites.lab.scoring import Check
 from actloop.suites.lab.spec import ExperimentSpec, Parameter, Part, ReadingsAt, uniform
-from actloop.suites.lab.watch import ContactWatch, Timeline, back_in_place
+from actloop.suites.lab.watch import Timeline
 
-FREE = "period timed free"
 LOAD = "load"
 LOADS = ("empty", "disc", "body")
 """The loads whose free periods the run must contain, by their code (their index)."""
@@ -46,9 +43,6 @@ DISC_RADIUS = 0.07
 DISC_HEIGHT = 0.01
 BODY_RADIUS = 0.06
 BODY_HEIGHT = 0.04
-PLACE_TOLERANCE_M = 0.02
-UPRIGHT_RAD = math.radians(10.0)
-WORKED = ("turntable", "disc", "body", "key_log", "key_brake")
 
 SPEC = specify(
     "torsion_pendulum",
@@ -99,22 +93,13 @@ def load_code(riders: frozenset[str]) -> int:
     return LOADS.index(name) if name in LOADS else -1
 
 
-class TorsionEvaluator(BenchEvaluator[Turntable]):
+class TorsionEvaluator(TurntableEvaluator):
     """Watches the periods the photogate shows and what they were timed with; scores I."""
-
-    restored_text = "the disc and the body back in their places"
 
     def __init__(self, spec: ExperimentSpec, record: Record, instance: Instance, platform: Platform) -> None:
         super().__init__(spec, record, instance, platform)
         self.loads = Timeline(record, "period_load", LOAD, -1)
         """The load the period shown was timed with (its code; -1 when not free or another load)."""
-
-    @staticmethod
-    def required_conditions(citation: Citation) -> tuple[str, ...]:  # type: ignore[override]
-        return (FREE,) if instrument_of(citation) == PERIOD.name else ()
-
-    def handled(self, watch: ContactWatch) -> frozenset[int]:
-        return watch.geoms_of_bodies(*WORKED)
 
     def observe(self, time_s: float, data: mujoco.MjData, touched: set[int]) -> None:
         table = self.platform
@@ -165,16 +150,6 @@ class TorsionEvaluator(BenchEvaluator[Turntable]):
                 else f"no free period cited of: {', '.join(missing)}",
             ),
         ]
-
-    def restore_problems(self, data: mujoco.MjData) -> list[str]:
-        problems = []
-        for load in self.platform.loads:
-            x, y = LOAD_PLACES[load.name]
-            home = (x, y, TABLE_TOP_Z + load.height / 2)
-            problems += back_in_place(
-                data, load.name, home, "its place", PLACE_TOLERANCE_M, 0.01, UPRIGHT_RAD
-            )
-        return problems
 
     def targets(self) -> dict[str, float]:
         return {"I": self.instance.hidden["I"]}

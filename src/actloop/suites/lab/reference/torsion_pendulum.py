@@ -67,7 +67,34 @@ def periods_in(rows: list[Row], start: float, end: float) -> list[int]:
 
 
 class TurntableOperator(Operator):
-    """Works the turntable: its keys, its handle, and the loads by their knobs."""
+    """Works the turntable: its keys, its handle, and the loads by their knobs; keeps the stretches of the
+    log it will read."""
+
+    def __init__(self, lab: Client) -> None:
+        super().__init__(lab)
+        self.windows: list[tuple[float, float]] = []
+        """The stretches (s) whose periods were timed free, one for each load."""
+
+    def record(self, settle_s: float = SETTLE_S) -> None:
+        """Twist the turntable and let it swing :data:`RECORD_S`; keep the stretch from ``settle_s`` after
+        letting go."""
+        released = self.twist()
+        self.lab.wait(RECORD_S)
+        self.windows.append((released + settle_s, float(self.lab.state()["time_s"])))
+
+    def logged_periods(self) -> tuple[list[float], list[dict[str, Any]]]:
+        """Each kept stretch's mean period from the exported log, and the rows it rests on as citations."""
+        rows = rows_of(Path(self.lab.export("logger", LOG_FILE)["file"]).read_text())
+        picked = [periods_in(rows, start, end) for start, end in self.windows]
+        if any(len(p) < 3 for p in picked):
+            raise RuntimeError(f"too few free periods logged: {[len(p) for p in picked]}")
+        means = [sum(rows[i]["period"] for i in p) / len(p) for p in picked]
+        citations = [
+            {"file": LOG_FILE, "row": i, "column": "period", "value": rows[i]["period"]}
+            for p in picked
+            for i in p
+        ]
+        return means, citations
 
     def to(self, position: list[float]) -> None:
         self.arm.line(position, DOWN)
@@ -113,7 +140,7 @@ class TurntableOperator(Operator):
         """Carry ``load`` by its knob from its place onto the turntable's centre, or back."""
         place = self.layout[f"{load}_place"]
         cx, cy, top = self.layout["turntable"]
-        (knob_top,) = self.layout[f"{load}_knob_top"]
+        (knob_top,) = self.layout[f"{load}_grip_top"]
         start, end = (place, [cx, cy, top]) if to_turntable else ([cx, cy, top], place)
         self.lab.gripper(KNOB_OPEN_M)
         self.above(start[0], start[1])
@@ -141,7 +168,6 @@ def solve(lab: Client, public: Mapping[str, float]) -> dict[str, Any]:
     """Measure, restore the bench and submit; returns the submission's answer."""
     table = TurntableOperator(lab)
     table.press_key("log_key")
-    windows = []
     for load in (None, "disc", "body"):
         if load is not None:
             table.press_key("brake_key")
@@ -149,21 +175,10 @@ def solve(lab: Client, public: Mapping[str, float]) -> dict[str, Any]:
                 table.carry("disc", to_turntable=False)
             table.carry(load, to_turntable=True)
             table.press_key("brake_key")
-        released = table.twist()
-        lab.wait(RECORD_S)
-        windows.append((released + SETTLE_S, float(lab.state()["time_s"])))
+        table.record()
     table.press_key("brake_key")
     table.carry("body", to_turntable=False)
     table.press_key("brake_key")
     table.to_ready(SAFE_Z)
-    rows = rows_of(Path(lab.export("logger", LOG_FILE)["file"]).read_text())
-    picked = [periods_in(rows, start, end) for start, end in windows]
-    if any(len(p) < 3 for p in picked):
-        raise RuntimeError(f"too few free periods logged: {[len(p) for p in picked]}")
-    means = [sum(rows[i]["period"] for i in p) / len(p) for p in picked]
-    citations = [
-        {"file": LOG_FILE, "row": i, "column": "period", "value": rows[i]["period"]}
-        for p in picked
-        for i in p
-    ]
+    means, citations = table.logged_periods()
     return lab.submit({"I": inertia(*means)}, citations)
