@@ -40,6 +40,7 @@ from actloop.suites.lab.platforms.launcher import (
     LAND_Z,
     MUZZLE,
     NOTCH_CATCH,
+    NOTCH_PITCH,
     RETURN_S,
     SpringLauncher,
     notch_at,
@@ -164,8 +165,18 @@ def test_the_latchs_notches_catch_it_within_their_width() -> None:
     for n in range(1, len(COMPRESSIONS_MM) + 1):
         assert notch_at(notch_position(n)) == n
         assert notch_at(notch_position(n) + 0.9 * NOTCH_CATCH) == n
-        assert notch_at(notch_position(n) - 1.1 * NOTCH_CATCH) == 0
-    assert notch_at(-0.004) == 0 and notch_at(notch_position(len(COMPRESSIONS_MM)) + 0.004) == 0
+        assert notch_at(notch_position(n) - 0.9 * NOTCH_CATCH) == n
+        assert notch_at(notch_position(n) - NOTCH_PITCH / 2) == 0
+    assert notch_at(notch_position(len(COMPRESSIONS_MM)) + 1.1 * NOTCH_CATCH) == 0
+
+
+def test_a_latch_let_go_near_a_notch_drops_into_it(env: LabEnv) -> None:
+    slide_latch(env, notch_position(3) + 0.8 * NOTCH_CATCH)
+    env.wait(DT)
+    assert env.data.qpos[int(env.model.joint("latch").qposadr[0])] == notch_position(3)
+    slide_latch(env, notch_position(3) + NOTCH_PITCH / 2)
+    env.wait(0.05)
+    assert platform(env).notch(env.data) == 0
 
 
 def test_the_fire_key_shoots_from_the_latchs_notch_in_closed_form_and_the_ball_comes_back(
@@ -196,7 +207,7 @@ def test_the_fire_key_shoots_from_the_latchs_notch_in_closed_form_and_the_ball_c
 
 def test_the_fire_key_does_nothing_between_notches_or_without_the_ball(env: LabEnv) -> None:
     bench = platform(env)
-    slide_latch(env, notch_position(2) + 2 * NOTCH_CATCH)
+    slide_latch(env, notch_position(2) + NOTCH_PITCH / 2)
     env.wait(0.05)
     assert bench.notch(env.data) == 0
     press_fire(env)

@@ -31,6 +31,7 @@ from actloop.suites.lab.platforms.base import ReadingSite, published
 from actloop.suites.lab.platforms.display import (
     DisplayFace,
     FacedPlatform,
+    console_xml,
     front_windows,
     upright_reading_sites,
 )
@@ -45,8 +46,9 @@ COMPRESSIONS_MM = (8.0, 12.0, 16.0, 20.0, 24.0, 28.0)
 """How far notches 1..N compress the spring (mm, printed)."""
 NOTCH_PITCH = 0.015
 """The latch's travel from one notch to the next along its slot (m)."""
-NOTCH_CATCH = 0.003
-"""The latch sits in a notch within this distance of it."""
+NOTCH_CATCH = 0.006
+"""The latch's pawl drops into a notch within this distance of it once the robot lets go of the knob (the
+latch then sits exactly in the notch); farther from every notch it sits between notches."""
 BALL_RADIUS = 0.0085
 BALL_KG = 0.0202
 """A steel ball of 17 mm (printed mass)."""
@@ -69,8 +71,8 @@ KNOB_HALF = (0.008, 0.012, 0.014)
 RETURN_S = 1.0
 """How long a landed ball rests in the sand before the return chute puts it back in the cup."""
 CUP_CATCH_M = 0.01
-CONSOLE = (0.52, -0.08)
-CONSOLE_HALF = (0.06, 0.03, 0.08)
+CONSOLE = (0.42, -0.12)
+CONSOLE_HALF = (0.06, 0.03, 0.14)
 FIRE_KEY = (CONSOLE[0] + 0.025, CONSOLE[1])
 RANGE = InstrumentSpec(
     "range", "mm", DigitalDisplay(digits=4, decimals=0, min_digit_px=12.0), refresh_hz=10.0, noise_sd=0.6
@@ -78,8 +80,8 @@ RANGE = InstrumentSpec(
 NOTCH = InstrumentSpec("notch", "", DigitalDisplay(digits=1, decimals=0, min_digit_px=12.0), refresh_hz=10.0)
 FACES = (DisplayFace.of("range_lcd", RANGE, 0.06, 0.022), DisplayFace.of("notch_lcd", NOTCH, 0.015, 0.022))
 FACE_CENTRES = {
-    "range_lcd": (CONSOLE[0] - 0.012, CONSOLE[1] - CONSOLE_HALF[1] - 0.001, TABLE_TOP_Z + 0.12),
-    "notch_lcd": (CONSOLE[0] - 0.012, CONSOLE[1] - CONSOLE_HALF[1] - 0.001, TABLE_TOP_Z + 0.08),
+    "range_lcd": (CONSOLE[0] - 0.02, CONSOLE[1] - CONSOLE_HALF[1] - 0.001, TABLE_TOP_Z + 0.24),
+    "notch_lcd": (CONSOLE[0] + 0.038, CONSOLE[1] - CONSOLE_HALF[1] - 0.001, TABLE_TOP_Z + 0.24),
 }
 GRIP_CONTACT = 'friction="1.5 0.02 0.002" condim="4" priority="2"'
 LAUNCHER_BODIES = ("launcher", "latch")
@@ -246,8 +248,7 @@ class SpringLauncher(FacedPlatform):
             f'mass="0"/>'
             for n in range(1, len(COMPRESSIONS_MM) + 1)
         )
-        faces = "\n".join(face.geom_xml(" ".join(map(str, FACE_CENTRES[face.texture]))) for face in FACES)
-        cx, cy = CONSOLE
+        console = console_xml((*CONSOLE, z), CONSOLE_HALF, FACES, FACE_CENTRES)
         fire = key_xml("fire", *FIRE_KEY, z + 2 * CONSOLE_HALF[2], "0.85 0.15 0.1 1")
         plate_y = LATCH_Y - ly + KNOB_HALF[1] + 0.004
         slot_half = (notch_position(len(COMPRESSIONS_MM)) + 0.03) / 2
@@ -259,7 +260,7 @@ class SpringLauncher(FacedPlatform):
         pos="{LATCH_X0 + slot_half - 0.015 - lx:.4f} {plate_y:.4f} {LATCH_Z - z:.4f}"
         rgba="0.35 0.38 0.42 1" {WORLD_GEOM}/>
   <geom name="launcher_barrel" type="capsule" size="0.014 {barrel_len / 2:.4f}" pos="{bx:.4f} 0 {bz:.4f}"
-        euler="0 {ELEVATION_DEG - 90:g} 0" rgba="0.55 0.57 0.6 1" {WORLD_GEOM}/>
+        euler="0 {math.radians(ELEVATION_DEG - 90):.6f} 0" rgba="0.55 0.57 0.6 1" {WORLD_GEOM}/>
   <geom name="launcher_cup" type="cylinder" size="0.012 0.003"
         pos="{mx - lx:.4f} 0 {mz - z - BALL_RADIUS - 0.003:.4f}" rgba="0.2 0.2 0.22 1" {WORLD_GEOM}/>
 {notch_marks}
@@ -280,13 +281,7 @@ class SpringLauncher(FacedPlatform):
   <geom name="ball" type="sphere" size="{BALL_RADIUS}" mass="{BALL_KG}" rgba="0.75 0.76 0.8 1"
         {GRIP_CONTACT} {WORLD_GEOM}/>
 </body>
-<body name="console" pos="{cx} {cy} {z}">
-  <geom name="console" type="box" size="{" ".join(map(str, CONSOLE_HALF))}" pos="0 0 {CONSOLE_HALF[2]}"
-        rgba="0.85 0.84 0.8 1" {WORLD_GEOM}/>
-</body>
-<body name="faces">
-{faces}
-</body>
+{console}
 {fire}"""
 
     def sections_xml(self) -> str:
@@ -304,6 +299,7 @@ class SpringLauncher(FacedPlatform):
         self._contacts = ContactWatch(model)
         self._ball_geoms = self._contacts.geoms_of_bodies("ball")
         self._launcher_geoms = self._contacts.geoms_of_bodies(*LAUNCHER_BODIES)
+        self._latch_geoms = self._contacts.geoms_of_bodies("latch")
 
     def notch(self, data: mujoco.MjData) -> int:
         """The notch the latch sits in (0: between notches)."""
@@ -322,6 +318,8 @@ class SpringLauncher(FacedPlatform):
         touched = self._contacts.touched(data)
         self.ball_touched = not self._ball_geoms.isdisjoint(touched)
         self.launcher_touched = not self._launcher_geoms.isdisjoint(touched)
+        if self._latch_geoms.isdisjoint(touched) and (notch := self.notch(data)):
+            self.set_latch(data, notch)
         if self._fire.pressed(-float(data.qpos[self._ids["fire"]])):
             self.fire(self.notch(data), now)
         shot = self.shots[-1] if self.shots else None
