@@ -217,3 +217,20 @@ def test_t2_skills_slide_the_latch_to_a_notch_and_press_fire() -> None:
     env.close()
     assert notch == 3
     assert len(shots) == 1 and shots[0].notch == 3 and shots[0].complete
+
+
+def test_a_reading_taken_as_the_ball_lands_does_not_count(env: LabEnv) -> None:
+    """Until the LCD has surely refreshed after a landing it may show the shot before: no reading counts."""
+    citations = [shoot(env, n) for n in others(env)[:3]]
+    bench = launcher(env)
+    env.data.qpos[int(env.model.joint("latch").qposadr[0])] = notch_position(others(env)[3])
+    env.wait(DT)
+    bench.fire(bench.notch(env.data), env.clock.time_s)
+    while bench.shots[-1].landed_s is None:
+        env.wait(DT)
+    env.wait(0.05)
+    (early,) = cite_shown(env, serve_close_up(env, ["range"], 40.0), ["range"])
+    env.submit({"range": 0.5}, [*citations, early])
+    _, verdicts = env.score()
+    assert all(v.valid for v in verdicts[:3]) and not verdicts[3].valid
+    assert "shows a complete shot did not hold" in verdicts[3].reason

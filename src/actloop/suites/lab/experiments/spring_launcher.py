@@ -46,7 +46,8 @@ NEVER_AT_SET = "no shot at the set notch during the run"
 """Required of every reading once a shot was fired at the set notch: it never holds."""
 NO_SHOT = -1
 SHOWN_AFTER_S = 0.25
-"""A landing counts as shown this long after it (the LCD refreshes ten times a second)."""
+"""A landing counts as shown this long after it (the LCD refreshes ten times a second); until then no range
+reading counts (the LCD may still show the shot before)."""
 NOTCH = "notch"
 """The property a range reading carries: the notch of the complete shot it shows."""
 
@@ -122,8 +123,6 @@ class LauncherEvaluator(ContinuationEvaluator, BenchEvaluator[SpringLauncher]):
         last = self.platform.last_landed()
         settled = last is not None and last.landed_s is not None and last.landed_s <= time_s - SHOWN_AFTER_S
         shown = last.notch if settled and last is not None and last.complete else NO_SHOT
-        if last is not None and not settled:
-            shown = self.shown.now  # the LCD still shows the shot before
         self.shown.update(time_s, shown)
         self.tracker.update(time_s, {SHOT: shown != NO_SHOT, NO_SET_SHOT: self.at_set.now == -1.0})
 
