@@ -60,18 +60,18 @@ def test_a_copy_leaking_a_hidden_value_into_a_part_fails_the_card_check(
 
 def test_a_spec_that_strays_from_its_table_6_row_fails_naming_the_fields() -> None:
     built = experiment("hookes_law")
-    stray = dataclasses.replace(built, spec=dataclasses.replace(built.spec, key="spring_launcher"))
+    stray = dataclasses.replace(built, spec=dataclasses.replace(built.spec, key="air_track_collision"))
     with unreleased(stray):
-        outcome = check_spec("spring_launcher", 1)
+        outcome = check_spec("air_track_collision", 1)
     assert not outcome.passed
     assert (
-        "differs from table 6 in number: spec 1, table 14;" in outcome.fact and "quantities:" in outcome.fact
+        "differs from table 6 in number: spec 1, table 6;" in outcome.fact and "quantities:" in outcome.fact
     )
     assert check_spec("hookes_law", 1).passed
 
 
 def test_an_experiment_not_built_fails_once_saying_so() -> None:
-    (outcome,) = check("spring_launcher", 1, skip=QUICK_SKIPS)
+    (outcome,) = check("air_track_collision", 1, skip=QUICK_SKIPS)
     assert not outcome.passed and "catalogued but not built yet" in outcome.fact
 
 

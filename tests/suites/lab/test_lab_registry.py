@@ -42,6 +42,7 @@ def test_the_built_experiments_are_the_modules_in_table_6_order() -> None:
         "lens_focal_length",
         "grating_wavelength",
         "centroid_inertia",
+        "spring_launcher",
         "cantilever",
         "three_terminal_box",
         "rectifier_supply",
@@ -64,26 +65,26 @@ def test_the_built_experiments_are_the_modules_in_table_6_order() -> None:
 
 def test_a_catalogued_module_joins_the_experiments(extra_modules: Path) -> None:
     source = "from actloop.suites.lab.experiments.hookes_law import EXPERIMENT as HOOKE\n"
-    (extra_modules / "spring_launcher.py").write_text(
+    (extra_modules / "air_track_collision.py").write_text(
         source + "from dataclasses import replace\n"
-        "EXPERIMENT = replace(HOOKE, spec=replace(HOOKE.spec, key='spring_launcher'))\n"
+        "EXPERIMENT = replace(HOOKE, spec=replace(HOOKE.spec, key='air_track_collision'))\n"
     )
-    assert "spring_launcher" in experiment_keys()
-    assert experiment("spring_launcher").spec.key == "spring_launcher"
+    assert "air_track_collision" in experiment_keys()
+    assert experiment("air_track_collision").spec.key == "air_track_collision"
 
 
 def test_a_module_naming_another_experiment_is_refused(extra_modules: Path) -> None:
-    (extra_modules / "spring_launcher.py").write_text(
+    (extra_modules / "air_track_collision.py").write_text(
         "from actloop.suites.lab.experiments.hookes_law import EXPERIMENT\n"
     )
     with pytest.raises(ConfigError, match="defines experiment 'hookes_law'; a module is named by its key"):
-        experiment("spring_launcher")
+        experiment("air_track_collision")
 
 
 def test_a_module_without_an_experiment_is_refused(extra_modules: Path) -> None:
-    (extra_modules / "spring_launcher.py").write_text("SPEC = None\n")
+    (extra_modules / "air_track_collision.py").write_text("SPEC = None\n")
     with pytest.raises(ConfigError, match="defines no EXPERIMENT"):
-        experiment("spring_launcher")
+        experiment("air_track_collision")
 
 
 def test_a_module_not_in_the_catalogue_is_refused(extra_modules: Path) -> None:
@@ -93,8 +94,8 @@ def test_a_module_not_in_the_catalogue_is_refused(extra_modules: Path) -> None:
 
 
 def test_an_unbuilt_experiment_is_named_as_catalogued() -> None:
-    with pytest.raises(UnknownTask, match="spring_launcher is catalogued but not built yet"):
-        experiment("spring_launcher")
+    with pytest.raises(UnknownTask, match="air_track_collision is catalogued but not built yet"):
+        experiment("air_track_collision")
 
 
 def test_every_experiment_has_a_reference_of_one_signature() -> None:
@@ -105,8 +106,8 @@ def test_every_experiment_has_a_reference_of_one_signature() -> None:
 def test_a_tool_module_is_no_reference() -> None:
     with pytest.raises(KeyError, match="motion has no solve"):
         reference("motion")
-    with pytest.raises(KeyError, match="no reference experimenter for 'spring_launcher'"):
-        reference("spring_launcher")
+    with pytest.raises(KeyError, match="no reference experimenter for 'air_track_collision'"):
+        reference("air_track_collision")
 
 
 def test_every_experiment_has_a_difficulty_audit_module() -> None:
@@ -114,5 +115,5 @@ def test_every_experiment_has_a_difficulty_audit_module() -> None:
 
     assert audited() == sorted(experiment_keys())
     assert all(isinstance(plan_of(key), Plan) for key in experiment_keys())
-    with pytest.raises(ValueError, match="no difficulty audit for 'spring_launcher'; audited: "):
-        plan_of("spring_launcher")
+    with pytest.raises(ValueError, match="no difficulty audit for 'air_track_collision'; audited: "):
+        plan_of("air_track_collision")

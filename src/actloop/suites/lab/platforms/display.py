@@ -14,6 +14,7 @@ import numpy as np
 from PIL import Image, ImageDraw
 
 from actloop.errors import ConfigError
+from actloop.sim.scene import WORLD_GEOM
 from actloop.suites.lab.instruments import DigitalDisplay, InstrumentSpec, Shown
 from actloop.suites.lab.platforms.base import Platform, ReadingSite
 from actloop.suites.lab.reference.display import CHARACTERS, DIGIT_HEIGHT, Cell, cells_of, layout
@@ -169,6 +170,25 @@ def front_windows(
         windows[face.texture] = [x, y - FACE_DEPTH_M, z]
         windows[f"{face.texture}_size"] = [face.width_m, face.height_m]
     return windows
+
+
+def console_xml(
+    centre: tuple[float, float, float],
+    half: tuple[float, float, float],
+    faces: Iterable[DisplayFace],
+    centres: Mapping[str, tuple[float, float, float]],
+) -> str:
+    """A light grey console box (its geom ``console``) of half sizes ``half`` standing on ``centre`` (its
+    foot's x, y and z), and the upright faces, each centred at ``centres[texture]``."""
+    x, y, z = centre
+    drawn = "\n".join(face.geom_xml(" ".join(map(str, centres[face.texture]))) for face in faces)
+    return f"""<body name="console" pos="{x} {y} {z}">
+  <geom name="console" type="box" size="{" ".join(map(str, half))}" pos="0 0 {half[2]}"
+        rgba="0.85 0.84 0.8 1" {WORLD_GEOM}/>
+</body>
+<body name="faces">
+{drawn}
+</body>"""
 
 
 def upright_reading_sites(

@@ -30,6 +30,7 @@ from actloop.suites.lab.platforms.base import ReadingSite, published
 from actloop.suites.lab.platforms.display import (
     DisplayFace,
     FacedPlatform,
+    console_xml,
     front_windows,
     upright_reading_sites,
 )
@@ -189,12 +190,11 @@ class PendulumFrame(FacedPlatform):
         post_half = (FRAME_TOP_Z - z) / 2
         pendulums = "\n".join(self._pendulum_xml(i) for i in range(len(LENGTHS)))
         gates = "\n".join(self._gate_xml(i) for i in range(len(LENGTHS)))
-        faces = "\n".join(face.geom_xml(" ".join(map(str, FACE_CENTRES[face.texture]))) for face in FACES)
+        console = console_xml((*CONSOLE, z), CONSOLE_HALF, FACES, FACE_CENTRES)
         keys = "\n".join(
             key_xml(f"start_{i}", x, y, z + 2 * CONSOLE_HALF[2], "0.85 0.2 0.15 1")
             for i, (x, y) in enumerate(START_KEYS, 1)
         )
-        cx, cy = CONSOLE
         return f"""
 <body name="frame" pos="0 {FRAME_Y} {z}">
   <geom name="frame_foot_left" type="box" size="0.05 0.08 0.01" pos="{left} 0 0.01" rgba="0.25 0.25 0.28 1"
@@ -210,13 +210,7 @@ class PendulumFrame(FacedPlatform):
 </body>
 {pendulums}
 {gates}
-<body name="console" pos="{cx} {cy} {z}">
-  <geom name="console" type="box" size="{" ".join(map(str, CONSOLE_HALF))}" pos="0 0 {CONSOLE_HALF[2]}"
-        rgba="0.85 0.84 0.8 1" {WORLD_GEOM}/>
-</body>
-<body name="faces">
-{faces}
-</body>
+{console}
 {keys}"""
 
     def _pendulum_xml(self, i: int) -> str:
