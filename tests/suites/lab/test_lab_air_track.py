@@ -29,6 +29,7 @@ from actloop.suites.lab.platforms.air_track import FACE_CENTRES, FACES, GLIDERS,
 from actloop.suites.lab.rig import DT
 from actloop.suites.lab.scoring import Check
 from actloop.suites.lab.watch import ContactWatch
+from key_scaffold import log_key_presses
 from lcd_scaffold import assert_faces_read_back
 
 KEY = "air_track_kit"
@@ -202,13 +203,7 @@ def test_while_the_robot_touches_a_glider_the_engine_moves_both_and_the_exact_la
 
 
 def test_the_log_key_starts_and_stops_the_logger(env: LabEnv) -> None:
-    key = env.model.joint("key_log").qposadr[0]
-    states = []
-    for _ in range(2):
-        env.data.qpos[key] = -0.0045
-        env.wait(0.3)  # the spring returns the key
-        states.append(platform(env).logging)
-    assert states == [True, False]
+    assert log_key_presses(env, lambda: platform(env).logging) == [True, False]
 
 
 def test_the_meter_box_lcds_show_what_the_instrument_log_says(kit: None) -> None:

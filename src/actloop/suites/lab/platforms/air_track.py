@@ -20,13 +20,17 @@ from collections.abc import Iterable
 from typing import ClassVar
 
 import mujoco
-import numpy as np
 
 from actloop.sim.scene import TABLE_TOP_Z, WORLD_GEOM
 from actloop.suites.lab.instruments import DigitalDisplay, InstrumentSpec, LoggerSpec
 from actloop.suites.lab.physics.coupled import CoupledGliders
 from actloop.suites.lab.platforms.base import ReadingSite, published
-from actloop.suites.lab.platforms.display import DisplayFace, FacedPlatform
+from actloop.suites.lab.platforms.display import (
+    DisplayFace,
+    FacedPlatform,
+    front_reading_sites,
+    front_windows,
+)
 from actloop.suites.lab.platforms.keys import PressEdge, key_top, key_xml
 from actloop.suites.lab.spec import Part
 from actloop.suites.lab.watch import ContactWatch
@@ -190,7 +194,7 @@ class AirTrack(FacedPlatform):
         pairs = [("key_log", "meter_box"), *((name, "track") for name in GLIDERS)]
         excluded = "".join(f'<exclude body1="{a}" body2="{b}"/>' for a, b in pairs)
         springs = "".join(
-            f'<spatial name="spring_{i}" width="0.0025" rgba="0.75 0.75 0.78 1">'
+            f'<spatial name="spring_{i}" width="0.004" rgba="0.2 0.2 0.22 1">'
             f'<site site="{a}"/><site site="{b}"/></spatial>'
             for i, (a, b) in enumerate(
                 (
@@ -239,11 +243,6 @@ class AirTrack(FacedPlatform):
         """The track's ends along x, its y and the top of its rail, each glider's rest (x), how far a glider
         can move either way, a glider's half size and its handle's top above the track, each LCD's window
         (centre, width and height) and the LOG key (its centre and the top of its cap)."""
-        windows: dict[str, list[float]] = {}
-        for face in FACES:
-            x, y, z = FACE_CENTRES[face.texture]
-            windows[face.texture] = [x, y - 0.001, z]
-            windows[f"{face.texture}_size"] = [face.width_m, face.height_m]
         return published(
             {
                 "track_ends": list(TRACK_ENDS),
@@ -253,16 +252,13 @@ class AirTrack(FacedPlatform):
                 "glider_travel": [TRAVEL_M],
                 "glider_half": list(GLIDER_HALF),
                 "glider_handle_top": [2 * GLIDER_HALF[2] + 2 * HANDLE_HALF],
-                **windows,
+                **front_windows(FACES, FACE_CENTRES),
                 "log_key": [*LOG_KEY, key_top(TABLE_TOP_Z + 2 * METER_HALF[2])],
             }
         )
 
     def reading_sites(self, data: mujoco.MjData) -> dict[str, ReadingSite]:
-        up = np.array([0.0, 0.0, 1.0])
-        return {
-            face.instrument: face.reading_site(np.array(FACE_CENTRES[face.texture]), up) for face in FACES
-        }
+        return front_reading_sites(FACES, FACE_CENTRES)
 
     # --- instruments ---
     def faces(self) -> Iterable[DisplayFace]:

@@ -7,7 +7,7 @@ for) with dark segments on a light window. Pixels depend on the text alone, so f
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -156,6 +156,27 @@ def faces_assets(faces: Iterable[DisplayFace]) -> str:
 def blank_textures(faces: Iterable[DisplayFace]) -> dict[str, np.ndarray]:
     """Every face blank: what :meth:`Platform.textures` gives before the first frame."""
     return {face.texture: face.texture_image("") for face in faces}
+
+
+def front_windows(
+    faces: Iterable[DisplayFace], centres: Mapping[str, tuple[float, float, float]]
+) -> dict[str, list[float]]:
+    """The published windows of faces on a box's front (facing −y), by texture name: each window's centre
+    (a millimetre in front of the face) and, under ``<texture>_size``, its width and height."""
+    windows: dict[str, list[float]] = {}
+    for face in faces:
+        x, y, z = centres[face.texture]
+        windows[face.texture] = [x, y - 0.001, z]
+        windows[f"{face.texture}_size"] = [face.width_m, face.height_m]
+    return windows
+
+
+def front_reading_sites(
+    faces: Iterable[DisplayFace], centres: Mapping[str, tuple[float, float, float]]
+) -> dict[str, ReadingSite]:
+    """The reading sites of faces on a box's front (facing −y, upright), by instrument."""
+    up = np.array([0.0, 0.0, 1.0])
+    return {face.instrument: face.reading_site(np.array(centres[face.texture]), up) for face in faces}
 
 
 class FacedPlatform(Platform):

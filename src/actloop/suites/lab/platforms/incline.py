@@ -22,13 +22,17 @@ from collections.abc import Iterable
 from typing import ClassVar
 
 import mujoco
-import numpy as np
 
 from actloop.sim.scene import TABLE_TOP_Z, WORLD_GEOM
 from actloop.suites.lab.instruments import DigitalDisplay, InstrumentSpec, LoggerSpec
 from actloop.suites.lab.physics.friction import Friction, G, slide_step, slope_of
 from actloop.suites.lab.platforms.base import ReadingSite, published, turn_about_y
-from actloop.suites.lab.platforms.display import DisplayFace, FacedPlatform
+from actloop.suites.lab.platforms.display import (
+    DisplayFace,
+    FacedPlatform,
+    front_reading_sites,
+    front_windows,
+)
 from actloop.suites.lab.platforms.keys import PressEdge, key_top, key_xml
 from actloop.suites.lab.rig import DT
 from actloop.suites.lab.spec import Part
@@ -315,11 +319,6 @@ class Incline(FacedPlatform):
         distances for a slider's centre (up the board from the hinge, and down from the top bumper), a
         slider's half size and its handle's top above the board, each LCD's window (centre, width and
         height) and the LOG key (its centre and the top of its cap)."""
-        windows: dict[str, list[float]] = {}
-        for face in FACES:
-            x, y, z = FACE_CENTRES[face.texture]
-            windows[face.texture] = [x, y - 0.001, z]
-            windows[f"{face.texture}_size"] = [face.width_m, face.height_m]
         return published(
             {
                 "hinge": list(HINGE),
@@ -332,16 +331,13 @@ class Incline(FacedPlatform):
                 "track_length": [TRACK_M],
                 "slider_half": list(SLIDER_HALF),
                 "slider_handle_top": [2 * SLIDER_HALF[2] + 2 * HANDLE_HALF],
-                **windows,
+                **front_windows(FACES, FACE_CENTRES),
                 "log_key": [*LOG_KEY, key_top(TABLE_TOP_Z + 2 * METER_HALF[2])],
             }
         )
 
     def reading_sites(self, data: mujoco.MjData) -> dict[str, ReadingSite]:
-        up = np.array([0.0, 0.0, 1.0])
-        return {
-            face.instrument: face.reading_site(np.array(FACE_CENTRES[face.texture]), up) for face in FACES
-        }
+        return front_reading_sites(FACES, FACE_CENTRES)
 
     # --- instruments ---
     def faces(self) -> Iterable[DisplayFace]:
