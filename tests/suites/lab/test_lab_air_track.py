@@ -25,7 +25,15 @@ from actloop.suites.lab.experiments.hookes_law import EXPERIMENT as HOOKE
 from actloop.suites.lab.instance import Instance
 from actloop.suites.lab.instruments import InstrumentLog
 from actloop.suites.lab.physics.coupled import CoupledGliders, normal_modes
-from actloop.suites.lab.platforms.air_track import FACE_CENTRES, FACES, GLIDERS, LOG_HZ, REST_X, AirTrack
+from actloop.suites.lab.platforms.air_track import (
+    FACE_CENTRES,
+    FACES,
+    GLIDERS,
+    LOG_HZ,
+    REST_X,
+    TRAVEL_M,
+    AirTrack,
+)
 from actloop.suites.lab.rig import DT
 from actloop.suites.lab.scoring import Check
 from actloop.suites.lab.watch import ContactWatch
@@ -200,6 +208,16 @@ def test_while_the_robot_touches_a_glider_the_engine_moves_both_and_the_exact_la
     monkeypatch.undo()
     env.wait(DT)
     assert not bench.touched and bench.state == bench.motion.step(held)
+
+
+def test_a_glider_thrown_past_its_stop_is_stopped_there_by_the_engine(env: LabEnv) -> None:
+    """Thrown at 1 m/s, glider A would swing 14 cm out; the engine's joint limit holds it near 9 cm."""
+    platform(env).state = [0.0, 0.0, 1.0, 0.0]
+    reach = 0.0
+    for _ in range(120):
+        env.wait(DT)
+        reach = max(reach, abs(joints(env)[0]))
+    assert TRAVEL_M - 0.002 < reach < TRAVEL_M + 0.005
 
 
 def test_the_log_key_starts_and_stops_the_logger(env: LabEnv) -> None:

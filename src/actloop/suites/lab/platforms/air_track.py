@@ -8,6 +8,8 @@ Each glider rides a slide joint along the track. While the robot touches neither
 the exactly stepped :class:`~..physics.coupled.CoupledGliders` (their state written into the joints); while
 it touches either, the physics engine moves both (each outer spring a joint stiffness, the coupling spring a
 fixed tendon's, the same equilibrium) and the exact state is taken back from it when the robot lets go.
+The engine moves them too whenever the exact law would carry a glider past its stop (the stops are the
+engine's joint limits).
 The springs are drawn as tendons (they carry no force of their own).
 
 The kit is the air track alone; the instruments an experiment reads off it are its own (:class:`AirTrack`
@@ -230,12 +232,14 @@ class AirTrack(FacedPlatform):
         if self._log_key.pressed(-float(data.qpos[self._ids["key_log"]])):
             self.logging = not self.logging
         self.touched = not self._glider_geoms.isdisjoint(self._contacts.touched(data))
-        if self.touched:  # the engine moves them; the exact law takes over from where they are
+        exact = None if self.touched else self.motion.step(self.state)
+        if exact is None or max(abs(exact[0]), abs(exact[1])) > TRAVEL_M:
+            # the engine moves them (touched, or a glider at its stop); the exact law takes over from there
             self.state = [float(data.qpos[self._ids[f"{n}_q"]]) for n in GLIDERS] + [
                 float(data.qvel[self._ids[f"{n}_v"]]) for n in GLIDERS
             ]
             return
-        self.state = self.motion.step(self.state)
+        self.state = exact
         self._write(data)
 
     # --- published layout ---
