@@ -65,8 +65,9 @@ class CoupledGliders:
         return out[0], out[1]
 
     def modal_amplitudes(self, state: Sequence[float]) -> tuple[float, float]:
-        """Each undamped mode's amplitude in ``state``, as glider A's share of it (m): the displacement
-        x = q1 s1 + q2 s2 (shapes s with x_A = 1), q_i's amplitude √(q_i² + (q_i'/ω_i)²)."""
+        """How far each undamped mode moves the glider it moves most, in ``state`` (m): the displacement
+        x = q1 s1 + q2 s2 (shapes s with x_A = 1), q_i's amplitude √(q_i² + (q_i'/ω_i)²) times the larger
+        of s_i's two entries."""
         (_, r1), (_, r2) = self.shapes()
         x_a, x_b, v_a, v_b = state
 
@@ -77,7 +78,10 @@ class CoupledGliders:
         q1, q2 = split(x_a, x_b)
         p1, p2 = split(v_a, v_b)
         w1, w2 = self.omegas()
-        return math.hypot(q1, p1 / w1), math.hypot(q2, p2 / w2)
+        return (
+            math.hypot(q1, p1 / w1) * max(1.0, abs(r1)),
+            math.hypot(q2, p2 / w2) * max(1.0, abs(r2)),
+        )
 
 
 def normal_modes(mass_a: float, mass_b: float, k1: float, kc: float, k2: float) -> tuple[float, float]:

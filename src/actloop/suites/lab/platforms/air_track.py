@@ -122,7 +122,7 @@ class AirTrack(FacedPlatform):
 
     drawn_as: ClassVar[dict[str, tuple[str, ...]]] = {
         "air_track": ("track", "post_left", "post_right"),
-        "springs": (),
+        "springs": ("spring",),
         "position_sensor": ("sensor_head", "position_a_lcd", "position_b_lcd"),
         "log_key": ("key_log",),
     }
