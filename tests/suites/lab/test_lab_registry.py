@@ -32,6 +32,7 @@ def extra_modules(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[P
 def test_the_built_experiments_are_the_modules_in_table_6_order() -> None:
     assert experiment_keys() == [
         "hookes_law",
+        "coupled_oscillators",
         "spring_oscillation",
         "incline_friction",
         "rc_capacitance",
