@@ -27,6 +27,7 @@ from actloop.suites.lab.platforms.spring_stand import (
     WEIGHT_HEIGHT,
 )
 from actloop.suites.lab.rig import DT
+from key_scaffold import log_key_presses
 from lcd_scaffold import assert_faces_read_back
 
 K, SPRING_KG, DAMPING, FREE = 30.0, 0.02, 0.004, 0.12
@@ -151,13 +152,7 @@ def test_while_the_robot_touches_the_tray_the_engine_moves_it_and_the_spring_tak
 
 
 def test_the_log_key_starts_and_stops_the_logger(env: LabEnv) -> None:
-    key = env.model.joint("key_log").qposadr[0]
-    states = []
-    for _ in range(2):
-        env.data.qpos[key] = -0.0045
-        env.wait(0.3)  # the spring returns the key
-        states.append(platform(env).logging)
-    assert states == [True, False]
+    assert log_key_presses(env, lambda: platform(env).logging) == [True, False]
 
 
 def test_the_encoders_lcd_shows_what_the_instrument_log_says() -> None:

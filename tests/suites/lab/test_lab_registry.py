@@ -33,6 +33,7 @@ def test_the_built_experiments_are_the_modules_in_table_6_order() -> None:
     assert experiment_keys() == [
         "hookes_law",
         "pendulum_g",
+        "coupled_oscillators",
         "spring_oscillation",
         "torsion_pendulum",
         "incline_friction",
