@@ -159,13 +159,7 @@ class CentroidEvaluator(TurntableEvaluator):
                 if holes
                 else "no free period was timed with the bar alone on the pin",
             ),
-            Check(
-                "L3",
-                bool(logged),
-                f"the logger recorded a free period at {logged[0]:.1f} s"
-                if logged
-                else "no free period logged",
-            ),
+            self.logged_check(logged),
             Check(
                 "L4",
                 ready,

@@ -135,13 +135,7 @@ class TorsionEvaluator(TurntableEvaluator):
                 if body in timed
                 else "no free period was timed with the body alone on the turntable",
             ),
-            Check(
-                "L3",
-                bool(logged),
-                f"the logger recorded a free period at {logged[0]:.1f} s"
-                if logged
-                else "no free period logged",
-            ),
+            self.logged_check(logged),
             Check(
                 "L4",
                 not missing,

@@ -12,6 +12,7 @@ from actloop.sim.scene import TABLE_TOP_Z
 from actloop.suites.lab.evaluation import BenchEvaluator
 from actloop.suites.lab.evidence import Citation, instrument_of
 from actloop.suites.lab.platforms.turntable import LOAD_PLACES, PERIOD, Turntable
+from actloop.suites.lab.scoring import Check
 from actloop.suites.lab.watch import ContactWatch, back_in_place
 
 FREE = "period timed free"
@@ -30,6 +31,15 @@ class TurntableEvaluator(BenchEvaluator[Turntable]):
     def required_conditions(citation: Citation) -> tuple[str, ...]:  # type: ignore[override]
         """A period counts when it was timed free."""
         return (FREE,) if instrument_of(citation) == PERIOD.name else ()
+
+    @staticmethod
+    def logged_check(times: list[float]) -> Check:
+        """L3: the logger recorded a free period (``times``: the logged rows showing one)."""
+        return Check(
+            "L3",
+            bool(times),
+            f"the logger recorded a free period at {times[0]:.1f} s" if times else "no free period logged",
+        )
 
     def handled(self, watch: ContactWatch) -> frozenset[int]:
         return watch.geoms_of_bodies(*self.worked, *(load.name for load in self.platform.loads))
