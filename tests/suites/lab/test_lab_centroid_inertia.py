@@ -20,11 +20,11 @@ from actloop.suites.lab.experiments.centroid_inertia import BAR_KG, HOLES, SPEC,
 from actloop.suites.lab.platforms.turntable import LOAD_PLACES, PIN_HEIGHT, TOP_Z, Bar, Load, Turntable
 from actloop.suites.lab.reference.centroid_inertia import HOLES as MOUNTED
 from actloop.suites.lab.reference.centroid_inertia import centroid
-from actloop.suites.lab.reference.torsion_pendulum import periods_in, rows_of
 from actloop.suites.lab.rig import DT
 from actloop.suites.lab.scoring import Check, score
 from actloop.suites.lab.server import serving
 from actloop.suites.lab.workspace_files import load_client, load_skills
+from turntable_scaffold import flat, logged_groups, means, set_pose
 
 KEY = "centroid_inertia"
 Citation = dict[str, object]
@@ -51,13 +51,6 @@ def bar(env: LabEnv) -> Bar:
     found = table(env).loads[1]
     assert isinstance(found, Bar)
     return found
-
-
-def set_pose(env: LabEnv, name: str, x: float, y: float, z: float) -> None:
-    joint = env.model.joint(f"{name}_free")
-    at, dof = joint.qposadr[0], joint.dofadr[0]
-    env.data.qpos[at : at + 7] = (x, y, z, 1.0, 0.0, 0.0, 0.0)
-    env.data.qvel[dof : dof + 6] = 0.0
 
 
 def mount(env: LabEnv, hole: float | None) -> None:
@@ -144,25 +137,11 @@ def measure(env: LabEnv, tmp_path: Path, holes: tuple[float, ...] = MOUNTED) -> 
         mount(env, hole)
         windows.append(swing(env))
     mount(env, None)
-    text = env.export("logger", "log.csv")["csv"]
-    (tmp_path / "log.csv").write_text(text)
-    rows = rows_of(text)
-    return [
-        [
-            {"file": "log.csv", "row": i, "column": "period", "value": rows[i]["period"]}
-            for i in periods_in(rows, start, end)
-        ]
-        for start, end in windows
-    ]
-
-
-def flat(groups: list[list[Citation]]) -> list[Citation]:
-    return [c for group in groups for c in group]
+    return logged_groups(env, tmp_path, windows)
 
 
 def answer(groups: list[list[Citation]]) -> dict[str, float]:
-    means = [sum(float(c["value"]) for c in group) / len(group) for group in groups]  # type: ignore[arg-type]
-    x_com, i_com = centroid(means)
+    x_com, i_com = centroid(means(groups))
     return {"x_com": x_com, "I_com": i_com}
 
 

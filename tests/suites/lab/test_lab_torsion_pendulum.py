@@ -20,12 +20,13 @@ from actloop.suites.lab.env import LabEnv
 from actloop.suites.lab.experiments.torsion_pendulum import SPEC, TorsionEvaluator
 from actloop.suites.lab.physics.torsion import TorsionWire, about_axis
 from actloop.suites.lab.platforms.turntable import FACE, FACE_CENTRES, LOAD_PLACES, TOP_Z, Load, Turntable
-from actloop.suites.lab.reference.torsion_pendulum import inertia, periods_in, rows_of
+from actloop.suites.lab.reference.torsion_pendulum import inertia, rows_of
 from actloop.suites.lab.rig import DT
 from actloop.suites.lab.scoring import Check, score
 from actloop.suites.lab.server import serving
 from actloop.suites.lab.workspace_files import load_client, load_skills
 from lcd_scaffold import assert_faces_read_back
+from turntable_scaffold import flat, logged_groups, means, set_pose
 
 KEY = "torsion_pendulum"
 TOLERANCE = 0.01
@@ -79,14 +80,9 @@ def put(env: LabEnv, name: str, on_turntable: bool, offset: float = 0.0) -> None
     """Stand a load on the turntable's centre (``offset`` along x) or back in its place, braked meanwhile."""
     table(env).braked = True
     env.wait(DT)  # the brake takes the turntable and its riders back to rest
-    height = load_of(env, name).height
-    at = env.model.joint(f"{name}_free").qposadr[0]
     x, y = (offset, 0.0) if on_turntable else LOAD_PLACES[name]
     base = TOP_Z if on_turntable else TABLE_TOP_Z
-    env.data.qpos[at : at + 7] = (x, y, base + height / 2 + 0.0003, 1.0, 0.0, 0.0, 0.0)
-    env.data.qvel[
-        env.model.joint(f"{name}_free").dofadr[0] : env.model.joint(f"{name}_free").dofadr[0] + 6
-    ] = 0
+    set_pose(env, name, x, y, base + load_of(env, name).height / 2 + 0.0003)
     env.wait(0.5)
     table(env).braked = False
     env.wait(DT)
@@ -155,24 +151,7 @@ def measure(
         windows.append((start + 5.0, end))
         if load is not None:
             put(env, load, False)
-    text = env.export("logger", "log.csv")["csv"]
-    (tmp_path / "log.csv").write_text(text)
-    rows = rows_of(text)
-    return [
-        [
-            {"file": "log.csv", "row": i, "column": "period", "value": rows[i]["period"]}
-            for i in periods_in(rows, start, end)
-        ]
-        for start, end in windows
-    ]
-
-
-def flat(groups: list[list[Citation]]) -> list[Citation]:
-    return [c for group in groups for c in group]
-
-
-def means(groups: list[list[Citation]]) -> list[float]:
-    return [sum(float(c["value"]) for c in group) / len(group) for group in groups]  # type: ignore[arg-type]
+    return logged_groups(env, tmp_path, windows)
 
 
 def test_a_careful_run_succeeds_with_every_milestone(env: LabEnv, tmp_path: Path) -> None:
