@@ -26,12 +26,11 @@ import mujoco
 from actloop.sim.scene import TABLE_TOP_Z, WORLD_GEOM
 from actloop.suites.lab.instruments import DigitalDisplay, InstrumentSpec, LoggerSpec
 from actloop.suites.lab.physics.coupled import CoupledGliders
-from actloop.suites.lab.platforms.base import ReadingSite, published
+from actloop.suites.lab.platforms.base import published
 from actloop.suites.lab.platforms.display import (
     DisplayFace,
     FacedPlatform,
     front_windows,
-    upright_reading_sites,
 )
 from actloop.suites.lab.platforms.keys import PressEdge, key_top, key_xml
 from actloop.suites.lab.spec import Part
@@ -119,6 +118,8 @@ def track_parts() -> tuple[Part, ...]:
 class AirTrack(FacedPlatform):
     """The air track of one instance: ``motion`` the gliders' exact law (its masses those of the gliders
     with their handles), ``zeros`` each position sensor's zero (m along x)."""
+
+    face_centres = FACE_CENTRES
 
     drawn_as: ClassVar[dict[str, tuple[str, ...]]] = {
         "air_track": ("track", "post_left", "post_right"),
@@ -260,9 +261,6 @@ class AirTrack(FacedPlatform):
                 "log_key": [*LOG_KEY, key_top(TABLE_TOP_Z + 2 * METER_HALF[2])],
             }
         )
-
-    def reading_sites(self, data: mujoco.MjData) -> dict[str, ReadingSite]:
-        return upright_reading_sites(FACES, FACE_CENTRES)
 
     # --- instruments ---
     def faces(self) -> Iterable[DisplayFace]:

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from typing import ClassVar
 
+import mujoco
 import numpy as np
 from PIL import Image, ImageDraw
 
@@ -201,7 +203,10 @@ def upright_reading_sites(
 
 class FacedPlatform(Platform):
     """A platform whose digital displays are :class:`DisplayFace` s: their materials, blank textures and
-    per-frame faces come from :meth:`faces`."""
+    per-frame faces come from :meth:`faces`; upright on a box's front, each face's box centred at
+    ``face_centres[texture]``, they are read at their reading sites."""
+
+    face_centres: ClassVar[Mapping[str, tuple[float, float, float]]] = {}
 
     def faces(self) -> Iterable[DisplayFace]:
         """The bench's display faces."""
@@ -215,3 +220,6 @@ class FacedPlatform(Platform):
 
     def redraw(self, shown: Callable[[str], Shown | None]) -> dict[str, np.ndarray]:
         return faces_textures(self.faces(), shown)
+
+    def reading_sites(self, data: mujoco.MjData) -> dict[str, ReadingSite]:
+        return upright_reading_sites(self.faces(), self.face_centres)

@@ -26,12 +26,11 @@ import mujoco
 from actloop.sim.scene import TABLE_TOP_Z, WORLD_GEOM
 from actloop.suites.lab.instruments import DigitalDisplay, InstrumentSpec, LoggerSpec
 from actloop.suites.lab.physics.friction import Friction, G, slide_step, slope_of
-from actloop.suites.lab.platforms.base import ReadingSite, published, turn_about_y
+from actloop.suites.lab.platforms.base import published, turn_about_y
 from actloop.suites.lab.platforms.display import (
     DisplayFace,
     FacedPlatform,
     front_windows,
-    upright_reading_sites,
 )
 from actloop.suites.lab.platforms.keys import PressEdge, key_top, key_xml
 from actloop.suites.lab.rig import DT
@@ -145,6 +144,8 @@ def bench_parts() -> tuple[Part, ...]:
 
 class Incline(FacedPlatform):
     """The incline of one instance (see the module docstring)."""
+
+    face_centres = FACE_CENTRES
 
     drawn_as: ClassVar[dict[str, tuple[str, ...]]] = {
         "inclinometer": ("inclinometer", "inclinometer_lcd"),
@@ -336,9 +337,6 @@ class Incline(FacedPlatform):
                 "log_key": [*LOG_KEY, key_top(TABLE_TOP_Z + 2 * METER_HALF[2])],
             }
         )
-
-    def reading_sites(self, data: mujoco.MjData) -> dict[str, ReadingSite]:
-        return upright_reading_sites(FACES, FACE_CENTRES)
 
     # --- instruments ---
     def faces(self) -> Iterable[DisplayFace]:

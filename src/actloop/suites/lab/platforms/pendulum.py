@@ -26,13 +26,12 @@ import mujoco
 from actloop.sim.scene import TABLE_TOP_Z, WORLD_GEOM
 from actloop.suites.lab.instruments import DigitalDisplay, InstrumentSpec
 from actloop.suites.lab.physics.pendulum import Pendulum
-from actloop.suites.lab.platforms.base import ReadingSite, published
+from actloop.suites.lab.platforms.base import published
 from actloop.suites.lab.platforms.display import (
     DisplayFace,
     FacedPlatform,
     console_xml,
     front_windows,
-    upright_reading_sites,
 )
 from actloop.suites.lab.platforms.keys import PressEdge, key_top, key_xml
 from actloop.suites.lab.rig import DT
@@ -155,6 +154,8 @@ class GateTimer:
 class PendulumFrame(FacedPlatform):
     """The pendulum frame of one instance: ``gravity`` (m/s²), the bobs' centres ``offset`` (m) further
     below their clamps' jaws than the printed lengths, damped at ``damping_ratio``."""
+
+    face_centres = FACE_CENTRES
 
     drawn_as: ClassVar[dict[str, tuple[str, ...]]] = {
         "frame": ("frame", "clamp_1", "clamp_2", "clamp_3"),
@@ -333,9 +334,6 @@ class PendulumFrame(FacedPlatform):
                 **windows,
             }
         )
-
-    def reading_sites(self, data: mujoco.MjData) -> dict[str, ReadingSite]:
-        return upright_reading_sites(FACES, FACE_CENTRES)
 
     # --- instruments ---
     def faces(self) -> Iterable[DisplayFace]:

@@ -30,12 +30,11 @@ import numpy as np
 from actloop.sim.scene import TABLE_TOP_Z, WORLD_GEOM
 from actloop.suites.lab.instruments import DigitalDisplay, InstrumentSpec
 from actloop.suites.lab.physics.heat import ROOM, ThermalNetwork
-from actloop.suites.lab.platforms.base import ReadingSite, published
+from actloop.suites.lab.platforms.base import published
 from actloop.suites.lab.platforms.display import (
     DisplayFace,
     FacedPlatform,
     front_windows,
-    upright_reading_sites,
 )
 from actloop.suites.lab.platforms.wells import Well, well_xml
 from actloop.suites.lab.spec import Part
@@ -208,7 +207,6 @@ class HeatedBlockBench(FacedPlatform):
     else stands on the bench (:meth:`extra_xml`)."""
 
     drawn_as: ClassVar[dict[str, tuple[str, ...]]] = {"heater_switch": ("rocker",), "setpoint_keys": ("key",)}
-    face_centres: ClassVar[dict[str, tuple[float, float, float]]] = {}
     """Window centres of the bench's faces (world), each facing −y (towards the robot)."""
     well: ClassVar[Well] = WELL
     """The bore of the block's and the holder's wells (the item's stem fits it)."""
@@ -348,9 +346,6 @@ class HeatedBlockBench(FacedPlatform):
         }
         windows = front_windows(self.faces(), self.face_centres)
         return published({"rocker_pivot": [SWITCH_X, CONTROLLER[1], top + ROCKER_PIVOT_M], **keys, **windows})
-
-    def reading_sites(self, data: mujoco.MjData) -> dict[str, ReadingSite]:
-        return upright_reading_sites(self.faces(), self.face_centres)
 
 
 def steady_block_c(setpoint_c: float, room_c: float) -> float:

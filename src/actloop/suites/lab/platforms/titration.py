@@ -33,12 +33,11 @@ from actloop.suites.lab.instruments import DigitalDisplay, InstrumentSpec, Logge
 from actloop.suites.lab.physics.acid_base import Solution, ph
 from actloop.suites.lab.physics.burette import Burette
 from actloop.suites.lab.physics.solutions import HYDROXIDE, Portion
-from actloop.suites.lab.platforms.base import NUMBER_WORDS, ReadingSite, published
+from actloop.suites.lab.platforms.base import NUMBER_WORDS, published
 from actloop.suites.lab.platforms.display import (
     DisplayFace,
     FacedPlatform,
     front_windows,
-    upright_reading_sites,
 )
 from actloop.suites.lab.platforms.keys import PressEdge, key_top, key_xml
 from actloop.suites.lab.platforms.vessels import Shape, Vessels
@@ -236,6 +235,8 @@ class TitrationBench(FacedPlatform):
     """The titration bench with ``samples`` in its beakers (beaker_1 ...), a burette of sodium hydroxide at
     ``titrant_m`` (mol/L), the weak acids' pKa by their solutes' names (``pkas``) and the electrode's
     calibration error."""
+
+    face_centres = FACE_CENTRES
 
     drawn_as: ClassVar[dict[str, tuple[str, ...]]] = {
         "ph_meter": ("panel", "ph_lcd"),
@@ -562,9 +563,6 @@ class TitrationBench(FacedPlatform):
         beaker = self.immersed_in()
         true_ph = STORAGE_PH if beaker is None else self.beaker_ph(beaker)
         return {PH_METER.name: self.electrode.reads(true_ph), DROP_COUNTER.name: float(self.burette.drops)}
-
-    def reading_sites(self, data: mujoco.MjData) -> dict[str, ReadingSite]:
-        return upright_reading_sites(FACES, FACE_CENTRES)
 
     # --- published layout ---
     def layout(self) -> dict[str, list[float]]:

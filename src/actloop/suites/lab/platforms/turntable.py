@@ -28,12 +28,11 @@ from actloop.sim.scene import TABLE_TOP_Z, WORLD_GEOM
 from actloop.suites.lab.instruments import DigitalDisplay, InstrumentSpec, LoggerSpec
 from actloop.suites.lab.physics.linear import sin
 from actloop.suites.lab.physics.torsion import TorsionWire, about_axis
-from actloop.suites.lab.platforms.base import ReadingSite, published
+from actloop.suites.lab.platforms.base import published
 from actloop.suites.lab.platforms.display import (
     DisplayFace,
     FacedPlatform,
     front_windows,
-    upright_reading_sites,
 )
 from actloop.suites.lab.platforms.keys import PressEdge, key_top, key_xml
 from actloop.suites.lab.rig import DT
@@ -271,6 +270,8 @@ def turned(v: tuple[float, float, float], q: tuple[float, float, float, float]) 
 class Turntable(FacedPlatform):
     """The turntable of one instance: the wire's ``stiffness`` (N m/rad) and ``damping``, the turntable's
     own moment of inertia ``own_inertia`` (kg m²), and the ``loads`` beside it."""
+
+    face_centres = FACE_CENTRES
 
     drawn_as: ClassVar[dict[str, tuple[str, ...]]] = {
         "turntable": ("turntable", "turntable_mark", "flag"),
@@ -526,9 +527,6 @@ class Turntable(FacedPlatform):
                 "brake_key": [*BRAKE_KEY, top],
             }
         )
-
-    def reading_sites(self, data: mujoco.MjData) -> dict[str, ReadingSite]:
-        return upright_reading_sites((FACE,), FACE_CENTRES)
 
     # --- instruments ---
     def faces(self) -> Iterable[DisplayFace]:
