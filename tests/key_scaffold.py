@@ -1,4 +1,4 @@
-"""A bench's LOG key pressed by setting its joint: the logger's state after each press."""
+"""A bench's keys pressed by setting their joints: the logger's state after each press of LOG."""
 
 from __future__ import annotations
 
@@ -7,13 +7,16 @@ from collections.abc import Callable
 from actloop.suites.lab.env import LabEnv
 
 
+def press_key(env: LabEnv, key: str) -> None:
+    """Press ``key_<key>`` once: its cap pushed 4.5 mm down, the key's spring returning it."""
+    env.data.qpos[env.model.joint(f"key_{key}").qposadr[0]] = -0.0045
+    env.wait(0.3)
+
+
 def log_key_presses(env: LabEnv, logging: Callable[[], bool], presses: int = 2) -> list[bool]:
-    """Press the LOG key ``presses`` times (its cap pushed 4.5 mm down, the key's spring returning it);
-    whether the logger runs after each."""
-    key = env.model.joint("key_log").qposadr[0]
+    """Press the LOG key ``presses`` times; whether the logger runs after each."""
     states = []
     for _ in range(presses):
-        env.data.qpos[key] = -0.0045
-        env.wait(0.3)  # the spring returns the key
+        press_key(env, "log")
         states.append(logging())
     return states

@@ -26,6 +26,7 @@ from actloop.suites.lab.experiments import experiment, experiment_keys, unreleas
 from actloop.suites.lab.instance import draw
 from actloop.suites.lab.leaks import find_leaks, significant_digits
 from actloop.suites.lab.workspace_files import CARD
+from catalog_scaffold import SPARE, spare_row
 
 R = 1467.7431322177658
 K = 42.73467115520869
@@ -58,20 +59,22 @@ def test_a_copy_leaking_a_hidden_value_into_a_part_fails_the_card_check(
     assert "FAIL spec       table 6 (catalog.py) has no row 'leaky_spring'" in lines[1]
 
 
-def test_a_spec_that_strays_from_its_table_6_row_fails_naming_the_fields() -> None:
-    built = experiment("hookes_law")
-    stray = dataclasses.replace(built, spec=dataclasses.replace(built.spec, key="air_track_collision"))
+def test_a_spec_that_strays_from_its_table_6_row_fails_naming_the_fields(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    built = experiment("air_track_collision")
+    stray = dataclasses.replace(built, spec=dataclasses.replace(built.spec, key=spare_row(monkeypatch)))
     with unreleased(stray):
-        outcome = check_spec("air_track_collision", 1)
+        outcome = check_spec(SPARE, 1)
     assert not outcome.passed
     assert (
-        "differs from table 6 in number: spec 1, table 6;" in outcome.fact and "quantities:" in outcome.fact
+        "differs from table 6 in number: spec 6, table 31;" in outcome.fact and "quantities:" in outcome.fact
     )
     assert check_spec("hookes_law", 1).passed
 
 
-def test_an_experiment_not_built_fails_once_saying_so() -> None:
-    (outcome,) = check("air_track_collision", 1, skip=QUICK_SKIPS)
+def test_an_experiment_not_built_fails_once_saying_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    (outcome,) = check(spare_row(monkeypatch), 1, skip=QUICK_SKIPS)
     assert not outcome.passed and "catalogued but not built yet" in outcome.fact
 
 

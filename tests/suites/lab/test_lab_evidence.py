@@ -281,3 +281,19 @@ def test_a_reading_without_the_property_does_not_count() -> None:
     verdicts = temperature_readings((25.0, 30.0, 35.0))
     ok, _ = minimum_check(TEMPERATURES, verdicts, lambda name, v: None if v.time_s == 2.0 else 1.0)
     assert not ok
+
+
+def test_a_shared_minimum_needs_values_common_to_every_instrument() -> None:
+    """One collision's times: each instrument read at some collision is not enough; one must be read by
+    all."""
+    rule = ReadingsAt(("in", "out"), "collision", 1, "collisions", shared=True)
+    apart = [
+        Verdict(ReadingCitation("o1", "in", 1.0), True, ""),
+        Verdict(ReadingCitation("o2", "out", 2.0), True, ""),
+    ]
+    together = [*apart, Verdict(ReadingCitation("o3", "out", 1.0), True, "")]
+    collision = lambda name, v: v.citation.value  # noqa: E731
+    assert not minimum_check(rule, apart, collision)[0] and minimum_check(rule, together, collision)[0]
+    assert rule.text == "in and out readings at 1 or more different collisions, the same for each"
+    with pytest.raises(ValueError, match="none when shared"):
+        ReadingsAt(("in", "out"), "collision", 1, "collisions", gap=1.0, shared=True)

@@ -14,11 +14,14 @@ from actloop.errors import ConfigError, UnknownTask
 from actloop.suites.lab import experiments
 from actloop.suites.lab.experiments import experiment, experiment_keys
 from actloop.suites.lab.reference import reference
+from catalog_scaffold import SPARE, spare_row
 
 
 @pytest.fixture
 def extra_modules(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """A second directory of experiment modules, searched after the package's own."""
+    """A second directory of experiment modules, searched after the package's own, with :data:`SPARE`
+    catalogued."""
+    spare_row(monkeypatch)
     monkeypatch.setattr(experiments, "__path__", [*experiments.__path__, str(tmp_path)])
     experiments._modules.cache_clear()
     experiments._load.cache_clear()
@@ -36,6 +39,7 @@ def test_the_built_experiments_are_the_modules_in_table_6_order() -> None:
         "coupled_oscillators",
         "spring_oscillation",
         "torsion_pendulum",
+        "air_track_collision",
         "incline_friction",
         "rc_capacitance",
         "black_box_resistor",
@@ -66,26 +70,26 @@ def test_the_built_experiments_are_the_modules_in_table_6_order() -> None:
 
 def test_a_catalogued_module_joins_the_experiments(extra_modules: Path) -> None:
     source = "from actloop.suites.lab.experiments.hookes_law import EXPERIMENT as HOOKE\n"
-    (extra_modules / "air_track_collision.py").write_text(
+    (extra_modules / f"{SPARE}.py").write_text(
         source + "from dataclasses import replace\n"
-        "EXPERIMENT = replace(HOOKE, spec=replace(HOOKE.spec, key='air_track_collision'))\n"
+        f"EXPERIMENT = replace(HOOKE, spec=replace(HOOKE.spec, key={SPARE!r}))\n"
     )
-    assert "air_track_collision" in experiment_keys()
-    assert experiment("air_track_collision").spec.key == "air_track_collision"
+    assert SPARE in experiment_keys()
+    assert experiment(SPARE).spec.key == SPARE
 
 
 def test_a_module_naming_another_experiment_is_refused(extra_modules: Path) -> None:
-    (extra_modules / "air_track_collision.py").write_text(
+    (extra_modules / f"{SPARE}.py").write_text(
         "from actloop.suites.lab.experiments.hookes_law import EXPERIMENT\n"
     )
     with pytest.raises(ConfigError, match="defines experiment 'hookes_law'; a module is named by its key"):
-        experiment("air_track_collision")
+        experiment(SPARE)
 
 
 def test_a_module_without_an_experiment_is_refused(extra_modules: Path) -> None:
-    (extra_modules / "air_track_collision.py").write_text("SPEC = None\n")
+    (extra_modules / f"{SPARE}.py").write_text("SPEC = None\n")
     with pytest.raises(ConfigError, match="defines no EXPERIMENT"):
-        experiment("air_track_collision")
+        experiment(SPARE)
 
 
 def test_a_module_not_in_the_catalogue_is_refused(extra_modules: Path) -> None:
@@ -94,9 +98,12 @@ def test_a_module_not_in_the_catalogue_is_refused(extra_modules: Path) -> None:
         experiment_keys()
 
 
-def test_an_unbuilt_experiment_is_named_as_catalogued() -> None:
-    with pytest.raises(UnknownTask, match="air_track_collision is catalogued but not built yet"):
-        experiment("air_track_collision")
+def test_an_unbuilt_experiment_is_named_as_catalogued(monkeypatch: pytest.MonkeyPatch) -> None:
+    spare_row(monkeypatch)
+    with pytest.raises(UnknownTask, match=f"{SPARE} is catalogued but not built yet"):
+        experiment(SPARE)
+    with pytest.raises(UnknownTask, match=r"no lab experiment 'no_such_thing'; built: "):
+        experiment("no_such_thing")
 
 
 def test_every_experiment_has_a_reference_of_one_signature() -> None:
@@ -107,8 +114,8 @@ def test_every_experiment_has_a_reference_of_one_signature() -> None:
 def test_a_tool_module_is_no_reference() -> None:
     with pytest.raises(KeyError, match="motion has no solve"):
         reference("motion")
-    with pytest.raises(KeyError, match="no reference experimenter for 'air_track_collision'"):
-        reference("air_track_collision")
+    with pytest.raises(KeyError, match=f"no reference experimenter for '{SPARE}'"):
+        reference(SPARE)
 
 
 def test_every_experiment_has_a_difficulty_audit_module() -> None:
@@ -116,5 +123,5 @@ def test_every_experiment_has_a_difficulty_audit_module() -> None:
 
     assert audited() == sorted(experiment_keys())
     assert all(isinstance(plan_of(key), Plan) for key in experiment_keys())
-    with pytest.raises(ValueError, match="no difficulty audit for 'air_track_collision'; audited: "):
-        plan_of("air_track_collision")
+    with pytest.raises(ValueError, match=f"no difficulty audit for '{SPARE}'; audited: "):
+        plan_of(SPARE)

@@ -311,7 +311,11 @@ def minimum_check(rule: ReadingsAt, valid: Sequence[Verdict], property_of: Prope
     for instrument in rule.instruments:
         values = [property_of(rule.over, v) for v in valid if instrument_of(v.citation) == instrument]
         found.append((instrument, distinct((x for x in values if x is not None), rule.gap)))
-    held = all(len(values) >= rule.count for _, values in found)
+    if rule.shared:
+        common = set.intersection(*(set(values) for _, values in found))
+        held = len(common) >= rule.count
+    else:
+        held = all(len(values) >= rule.count for _, values in found)
     seen = ", ".join(f"{name} at {[round(x, 4) for x in values]}" for name, values in found)
     return held, f"the run must contain {rule.text}: valid readings of {seen}"
 

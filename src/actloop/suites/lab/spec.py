@@ -105,17 +105,24 @@ class ReadingsAt:
     """The property on the card, plural, e.g. ``loads (numbers of weights on the tray)``."""
     gap: float = 0.0
     unit: str = ""
+    shared: bool = False
+    """The values must be common to every instrument's readings (one collision's three times), not merely
+    as many for each."""
 
     def __post_init__(self) -> None:
-        if not self.instruments or self.count < 1 or self.gap < 0:
-            raise ValueError(f"evidence minimum over {self.over}: needs instruments, a count ≥ 1, a gap ≥ 0")
+        if not self.instruments or self.count < 1 or self.gap < 0 or (self.shared and self.gap):
+            raise ValueError(
+                f"evidence minimum over {self.over}: needs instruments, a count ≥ 1, a gap ≥ 0 (none when "
+                "shared)"
+            )
 
     @property
     def text(self) -> str:
         """The rule as the card and the gate's evidence state it."""
         apart = f" at least {self.gap:g} {self.unit} apart".rstrip() if self.gap else ""
         read = " and ".join(self.instruments)
-        return f"{read} readings at {self.count} or more different {self.label}{apart}"
+        common = ", the same for each" if self.shared else ""
+        return f"{read} readings at {self.count} or more different {self.label}{apart}{common}"
 
 
 @dataclass(frozen=True)

@@ -42,15 +42,16 @@ def rows_of(text: str) -> list[dict[str, float]]:
 
 
 class TrackOperator(Operator):
-    """Works the air track: glider_a by its handle, the LOG key."""
+    """Works the air track: a glider by its handle, the keys."""
 
     def above(self, x: float, y: float) -> None:
         here = self.lab.state()["hand_position"]
         self.arm.line([here[0], here[1], max(SAFE_Z, here[2])])
         self.arm.line([x, y, SAFE_Z])
 
-    def press_log(self) -> None:
-        x, y, top = self.layout["log_key"]
+    def press_key(self, key: str) -> None:
+        """Press the key the layout names ``key`` (e.g. ``log_key``)."""
+        x, y, top = self.layout[key]
         self.above(x, y)
         self.press(x, y, top, 0.006, 0.02, DOWN)
 
@@ -91,7 +92,7 @@ def free_rows(rows: list[dict[str, float]], start_s: float, end_s: float) -> lis
 def solve(lab: Client, public: Mapping[str, float]) -> dict[str, Any]:
     """Measure, restore the bench and submit; returns the submission's answer."""
     track = TrackOperator(lab)
-    track.press_log()
+    track.press_key("log_key")
     let_go = track.pull_and_let_go(-PULL_M)
     track.to_ready(SAFE_Z)
     lab.wait(max(0.0, let_go + AFTER_LET_GO_S + RECORD_S - float(lab.state()["time_s"])))
