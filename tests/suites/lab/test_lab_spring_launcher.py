@@ -25,10 +25,10 @@ from actloop.suites.lab.platforms.launcher import (
 from actloop.suites.lab.reference import reference
 from actloop.suites.lab.reference.spring_launcher import predict
 from actloop.suites.lab.rig import DT
-from actloop.suites.lab.scoring import Check, score
 from actloop.suites.lab.server import serving
 from actloop.suites.lab.workspace_files import load_client, load_skills
 from close_up_scaffold import cite_shown, serve_close_up
+from scoring_scaffold import succeeds_on_tolerance
 
 KEY = "spring_launcher"
 HEIGHT = MUZZLE[2] - LAND_Z
@@ -185,10 +185,8 @@ def test_one_shot_scaled_by_the_compressions_squared_misses(env: LabEnv) -> None
     ("factor", "passes"), [(1.0199, True), (0.9801, True), (1.0201, False), (0.9799, False)]
 )
 def test_the_range_is_scored_within_two_percent(factor: float, passes: bool) -> None:
-    gates = [Check(name, True, "held") for name in ("evidence", "conditions", "restored")]
-    milestones = [Check(name, True, "reached") for name in ("L1", "L2", "L3", "L4")]
-    judged = score({"range": 0.6 * factor}, {"range": 0.6}, SPEC.quantities, gates, milestones)
-    assert judged.success is passes
+    judged = succeeds_on_tolerance({"range": 0.6 * factor}, {"range": 0.6}, SPEC.quantities)
+    assert judged is passes
 
 
 def test_the_reference_solves_an_instance_through_the_client() -> None:
