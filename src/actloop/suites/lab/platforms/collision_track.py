@@ -69,7 +69,7 @@ KEYS = {
     "log": (0.33, "0.2 0.6 0.3 1"),
     "arm": (0.38, "0.2 0.35 0.75 1"),
     "launch": (0.43, "0.85 0.2 0.15 1"),
-    "air": (0.475, "0.9 0.9 0.9 1"),
+    "air": (0.475, "0.9 0.75 0.1 1"),
 }
 """Each key on the console's top, left to right: its x and colour."""
 LOG_HZ = 10.0
