@@ -44,6 +44,7 @@ from pathlib import Path
 from typing import IO
 
 from actloop.errors import ConfigError
+from actloop.suites.lab.api_relay import RELAY_DIR, relayed
 from actloop.suites.lab.sandbox_namespaces import NETWORKS, network_for, reaper
 
 AGENT_PACKAGES = ("httpx", "numpy", "scipy", "pillow", "matplotlib")
@@ -181,7 +182,9 @@ class Sandbox:
     """Runs commands for the agent in ``workspace`` (see the module docstring). ``read_only`` adds host
     paths the agent's own program needs (a coding agent's installation and its credentials), mounted at the
     same place; ``env`` adds variables (e.g. an API key) to the otherwise empty environment;
-    ``bench_socket`` is the bench server's Unix socket on the host, mounted at :data:`BENCH_SOCKET`."""
+    ``bench_socket`` is the bench server's Unix socket on the host, mounted at :data:`BENCH_SOCKET`;
+    ``api_relay`` the directory of a model API relay (:mod:`.api_relay`), mounted at its place, the command
+    then run behind its forwarder (the API answers on the sandbox's ``127.0.0.1:API_PORT``)."""
 
     workspace: Path
     python: Path = field(default_factory=agent_python_dir)
@@ -191,6 +194,7 @@ class Sandbox:
     network: str = "none"
     limits: Limits = field(default_factory=Limits)
     bench_socket: Path | None = None
+    api_relay: Path | None = None
 
     def __post_init__(self) -> None:
         if self.network not in NETWORKS:
@@ -235,6 +239,8 @@ class Sandbox:
         joined = ["sh", "-c", 'echo $$ > "$0" && exec "$@"', str(cgroup / "cgroup.procs")] if cgroup else []
         limited = [*reaper(joined), "prlimit", *self.limits.prlimit(), "--"]
         if self.isolation == "none":
+            if self.api_relay is not None:
+                raise ConfigError("the model API relay needs the sandbox's own loopback: install bubblewrap")
             return [*limited, *argv]
         shown = [Path(d) for d in SYSTEM_DIRS if Path(d).exists()]
         shown += [self.python, _base_prefix(self.python), *self.read_only]
@@ -244,6 +250,9 @@ class Sandbox:
                 mounts += ["--tmpfs", str(hidden)]
         if self.bench_socket is not None:
             mounts += ["--ro-bind", str(self.bench_socket.parent), BENCH_SOCKET_DIR]
+        if self.api_relay is not None:
+            mounts += ["--ro-bind", str(self.api_relay), RELAY_DIR]
+            argv = [str(self.python / "bin" / "python"), *relayed(argv)]
         environment = [arg for key, value in self.environment(WORKSPACE_MOUNT).items() for arg in
                        ("--setenv", key, value)]  # fmt: skip
         return [
