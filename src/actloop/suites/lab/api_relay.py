@@ -92,10 +92,11 @@ class ApiRelay(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
 
     def problem(self) -> str:
         """Why the API cannot serve the agent, once that is clear ("" while it is not): it could not be
-        reached, or it refused the key."""
+        reached, or it refused the key, and it has answered no request yet (later failures are the agent's
+        to retry)."""
         with self.lock:
             done = [e for e in self.exchanges if e.status is not None or e.error]
-        if not done:
+        if not done or any(e.status is not None and e.status < 400 for e in done):
             return ""
         last = done[-1]
         if last.status is None:

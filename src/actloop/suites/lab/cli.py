@@ -9,7 +9,9 @@ the score outside the workspace.
 ``actloop lab check EXPERIMENT...`` checks an experiment before it joins the suite (:mod:`.check`).
 
 ``actloop lab run-agent --experiment E --seed N -- COMMAND...`` does the same around one command (a coding
-agent, a script) run in the workspace inside the sandbox under a wall-clock limit and the sandbox's limits.
+agent, a script) run in the workspace inside the sandbox under a wall-clock limit and the sandbox's limits;
+``--agent claude-code|codex|command:"..." --model PROVIDER/NAME`` runs a coding agent instead, installed
+and started by its adapter, its model's API reached only through the relay (:mod:`.agent_run`).
 
 SIGTERM ends either like Ctrl-C: the agent is stopped and the run is scored and written as it stands.
 """
@@ -28,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from actloop.errors import ConfigError
+from actloop.suites.lab.coding_agents import REASONING
 from actloop.suites.lab.levels import LEVELS
 
 POLL_S = 0.5
@@ -81,6 +84,20 @@ def add_commands(commands: Any) -> None:
         "--allow-unsandboxed", action="store_true",
         help="without bubblewrap, run the agent anyway, unsandboxed (it can read everything you can)",
     )  # fmt: skip
+    run.add_argument(
+        "--agent", metavar="AGENT",
+        help='a coding agent instead of a command: claude-code, codex, or command:"PROGRAM ARGS" (its '
+        "program installed at a pinned version, its task the card and guide, its API only through the relay)",
+    )  # fmt: skip
+    run.add_argument("--model", metavar="PROVIDER/NAME", help="the coding agent's model, e.g. anthropic/NAME")
+    run.add_argument(
+        "--model-base-url", metavar="URL", help="the model API the relay reaches (default: the provider's)"
+    )
+    run.add_argument(
+        "--reasoning",
+        default=REASONING,
+        help=f"the agent's reasoning setting (default {REASONING}, the middle)",
+    )
     run.add_argument("agent_command", nargs=argparse.REMAINDER, metavar="-- COMMAND")
     run.set_defaults(handler=run_agent_command)
     from actloop.suites.lab.audit import add_audit_command
@@ -160,6 +177,8 @@ def run_agent_command(args: argparse.Namespace) -> int:
     from actloop.suites.lab.episode import served_episode
     from actloop.suites.lab.sandbox import LIMIT_OPTIONS, Limits, Sandbox, ensure_agent_python
 
+    if args.agent:
+        return coding_agent_command(args)
     argv = args.agent_command[1:] if args.agent_command[:1] == ["--"] else args.agent_command
     if not argv:
         raise ConfigError("no agent command: put it after --, e.g. -- python solve.py")
@@ -212,4 +231,45 @@ def run_agent_command(args: argparse.Namespace) -> int:
         print(f"limit hit: {hit}", flush=True)
     for gate in scored.failed_gates():
         print(f"failed gate {gate}", flush=True)
+    return 0 if scored.score.success else 1
+
+
+def coding_agent_command(args: argparse.Namespace) -> int:
+    """``run-agent --agent``: the agent's adapter starts it; the row (``run.json``) says how it ended."""
+    from actloop.cli.common import error_line
+    from actloop.suites.lab.agent_run import AgentRun, play, run_row
+    from actloop.suites.lab.coding_agents import coding_agent
+    from actloop.suites.lab.episode import served_episode
+    from actloop.suites.lab.sandbox import LIMIT_OPTIONS, Limits, ensure_agent_python
+
+    if args.agent_command:
+        raise ConfigError("give either --agent or a command after --, not both")
+    if not args.model:
+        raise ConfigError("--agent needs --model PROVIDER/NAME")
+    agent = coding_agent(args.agent)
+    agent.check_model(args.model)  # a configuration error stops before anything is served
+    ensure_agent_python()
+    limits = Limits(**{name: getattr(args, name) for name in LIMIT_OPTIONS})
+    out = _out(args)
+    with (
+        _sigterm_as_interrupt(),
+        served_episode(args.experiment, args.seed, args.workspace, out, args.level, limits) as episode,
+    ):
+        wall = args.wall_limit_s or episode.env.spec.wall_clock_s
+        said = (
+            f"running {agent.name} {agent.version} with {args.model} on {args.experiment} (seed {args.seed})"
+        )
+        print(said, flush=True)
+        try:
+            run = play(agent, args.model, episode, out, wall, limits, args.model_base_url, args.reasoning)
+        except KeyboardInterrupt:
+            stopped = "stopped by the evaluator (interrupt or SIGTERM)"
+            run = AgentRun(agent.name, agent.version, args.model, args.reasoning, "", stopped, "", None)
+        scored = episode.finish(out)
+    row = run_row(run, scored, agent, out, limits)
+    (out / "run.json").write_text(json.dumps(row, indent=1))
+    print(json.dumps(row), flush=True)
+    if run.error:
+        error_line(run.error)
+        return 1
     return 0 if scored.score.success else 1

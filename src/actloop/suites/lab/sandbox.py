@@ -37,7 +37,7 @@ import sys
 import threading
 import time
 import uuid
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -166,14 +166,19 @@ class SandboxRun:
     limits_hit: tuple[str, ...] = ()
     not_enforced: tuple[str, ...] = ()
     """The limits this host did not let the sandbox enforce (the process count without a pids cgroup)."""
+    stopped: str = ""
+    """Why the evaluator stopped the command before its end ("" when it did not)."""
 
     @property
     def timed_out(self) -> bool:
-        return self.returncode is None
+        return self.returncode is None and not self.stopped
 
     def ended(self) -> str:
         """How the command ended, in words (with the limits it hit)."""
-        said = "killed at the wall-clock limit" if self.timed_out else f"exited with {self.returncode}"
+        if self.stopped:
+            said = f"stopped: {self.stopped}"
+        else:
+            said = "killed at the wall-clock limit" if self.timed_out else f"exited with {self.returncode}"
         return "; ".join([said, *self.limits_hit])
 
 
@@ -287,11 +292,17 @@ class Sandbox:
         ]  # fmt: skip
 
     def run(
-        self, argv: Sequence[str], timeout_s: float, stdout: int | None = None, stderr: int | None = None
+        self,
+        argv: Sequence[str],
+        timeout_s: float,
+        stdout: int | None = None,
+        stderr: int | None = None,
+        stop_when: Callable[[], str] | None = None,
     ) -> SandboxRun:
-        """Run ``argv`` to its end, to the wall-clock limit ``timeout_s`` or until the workspace outgrows
-        its limit (then the whole sandbox is killed); nothing of the evaluator is reachable from it. Its
-        standard error goes to ``stderr``, or to ours (and is then read for the limits it hit)."""
+        """Run ``argv`` to its end, to the wall-clock limit ``timeout_s``, until the workspace outgrows its
+        limit or until ``stop_when`` gives a reason (then the whole sandbox is killed); nothing of the
+        evaluator is reachable from it, and its standard input is empty. Its standard error goes to
+        ``stderr``, or to ours (and is then read for the limits it hit)."""
         isolation = self.isolation
         if isolation == "none":
             print(
@@ -307,6 +318,7 @@ class Sandbox:
                 command,
                 cwd=self.workspace,
                 env=self.environment(str(self.workspace.resolve())) if isolation == "none" else {},
+                stdin=subprocess.DEVNULL,
                 stdout=stdout,
                 stderr=subprocess.PIPE if stderr is None else stderr,
                 start_new_session=True,
@@ -318,30 +330,38 @@ class Sandbox:
             except BaseException:
                 _kill_group(process)
                 raise
-            returncode, over = self._wait(process, timeout_s)
+            returncode, over, stopped = self._wait(process, timeout_s, stop_when or (lambda: ""))
             if tail is not None:
                 tail.join()
             said = tail.text() if tail else _file_tail(stderr)
             hits = _limits_hit(self.limits, returncode, said, over, pids)
         unenforced = () if pids else ("processes: no pids cgroup could be made on this host",)
-        return SandboxRun(returncode, time.monotonic() - start, isolation, self.network, hits, unenforced)
+        return SandboxRun(
+            returncode, time.monotonic() - start, isolation, self.network, hits, unenforced, stopped
+        )
 
-    def _wait(self, process: subprocess.Popen[bytes], timeout_s: float) -> tuple[int | None, bool]:
-        """Wait for ``process`` to end; kill it at the wall-clock limit (None) or once the workspace holds
-        more than its limit (True)."""
+    def _wait(
+        self, process: subprocess.Popen[bytes], timeout_s: float, stop_when: Callable[[], str]
+    ) -> tuple[int | None, bool, str]:
+        """Wait for ``process`` to end; kill it at the wall-clock limit (None), once the workspace holds
+        more than its limit (True) or once ``stop_when`` gives a reason (returned)."""
         deadline = time.monotonic() + timeout_s
         try:
             while True:
                 try:
-                    return process.wait(timeout=max(0.0, min(WATCH_S, deadline - time.monotonic()))), False
+                    wait_s = max(0.0, min(WATCH_S, deadline - time.monotonic()))
+                    return process.wait(timeout=wait_s), False, ""
                 except subprocess.TimeoutExpired:
                     pass
                 if time.monotonic() >= deadline:
                     _kill_group(process)
-                    return None, False
+                    return None, False, ""
                 if _usage_bytes(self.workspace) > self.limits.workspace_mb * MB:
                     _kill_group(process)
-                    return process.returncode, True
+                    return process.returncode, True, ""
+                if reason := stop_when():
+                    _kill_group(process)
+                    return process.returncode, False, reason
         except BaseException:  # an interrupt of the evaluator ends the agent too
             _kill_group(process)
             raise

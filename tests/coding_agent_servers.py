@@ -1,0 +1,205 @@
+"""Scripted model APIs for the coding agents' command-line programs, on 127.0.0.1 only.
+
+:class:`ScriptedAnthropic` speaks the Anthropic Messages API as Claude Code calls it (``POST /v1/messages``,
+streamed as server-sent events); :class:`ScriptedResponses` the OpenAI Responses API as Codex calls it
+(``POST /v1/responses``, streamed). Each answers the agent's turns from a script of tool calls (a turn is a
+list of :class:`Call`, or a final text); requests that carry no tools (a title, a token count) get a short
+text without using the script. Every request is kept. ``key`` set, a request without it is refused (401).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+USAGE_IN, USAGE_OUT = 1000, 50
+
+
+@dataclass(frozen=True)
+class Call:
+    """One tool call of a scripted turn: the tool's name and its input."""
+
+    tool: str
+    input: dict[str, Any]
+
+
+Turn = list[Call] | str
+
+
+@dataclass
+class Script:
+    turns: list[Turn]
+    requests: list[tuple[str, dict[str, Any], dict[str, str]]] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    used: int = 0
+
+    def next(self, path: str, body: dict[str, Any], headers: dict[str, str]) -> Turn:
+        with self.lock:
+            self.requests.append((path, body, headers))
+            if not body.get("tools") or self.used >= len(self.turns):
+                return "Done."
+            self.used += 1
+            return self.turns[self.used - 1]
+
+
+class ScriptedServer(ThreadingHTTPServer):
+    """The scripted API on 127.0.0.1 (an ephemeral port); :attr:`origin` is its address."""
+
+    daemon_threads = True
+
+    def __init__(self, handler: type[BaseHTTPRequestHandler], turns: Sequence[Turn], key: str | None) -> None:
+        super().__init__(("127.0.0.1", 0), handler)
+        self.script = Script(list(turns))
+        self.key = key
+
+    @property
+    def origin(self) -> str:
+        return f"http://127.0.0.1:{self.server_address[1]}"
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: ScriptedServer
+
+    def do_HEAD(self) -> None:
+        self.send_response(200)
+        self.send_header("content-length", "0")
+        self.end_headers()
+
+    def do_GET(self) -> None:
+        self._json(200, {"data": []})
+
+    def do_POST(self) -> None:
+        body = json.loads(self.rfile.read(int(self.headers.get("content-length") or 0)) or b"{}")
+        if self.server.key is not None and self.server.key not in (self._key() or ""):
+            self.server.script.requests.append((self.path, body, dict(self.headers)))
+            self._json(401, {"type": "error", "error": {"type": "authentication_error", "message": "bad key"}})
+            return
+        self.answer(self.server.script.next(self.path, body, dict(self.headers)), body)
+
+    def _key(self) -> str | None:
+        return self.headers.get("x-api-key") or self.headers.get("authorization")
+
+    def answer(self, turn: Turn, body: dict[str, Any]) -> None:
+        raise NotImplementedError
+
+    def _json(self, status: int, payload: dict[str, Any]) -> None:
+        data = json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _events(self, events: list[tuple[str, dict[str, Any]]]) -> None:
+        self.send_response(200)
+        self.send_header("content-type", "text/event-stream")
+        self.send_header("cache-control", "no-cache")
+        self.send_header("connection", "close")
+        self.end_headers()
+        for name, data in events:
+            self.wfile.write(f"event: {name}\ndata: {json.dumps(data)}\n\n".encode())
+            self.wfile.flush()
+        self.close_connection = True
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+class _Anthropic(_Handler):
+    def answer(self, turn: Turn, body: dict[str, Any]) -> None:
+        if self.path.startswith("/v1/messages/count_tokens"):
+            self._json(200, {"input_tokens": USAGE_IN})
+            return
+        blocks: list[dict[str, Any]] = (
+            [{"type": "text", "text": turn}]
+            if isinstance(turn, str)
+            else [{"type": "tool_use", "id": f"toolu_{i}", "name": c.tool, "input": c.input} for i, c in
+                  enumerate(turn)]
+        )  # fmt: skip
+        stop = "end_turn" if isinstance(turn, str) else "tool_use"
+        message = {
+            "id": "msg_1", "type": "message", "role": "assistant", "model": body.get("model", ""),
+            "content": [], "stop_reason": None, "stop_sequence": None,
+            "usage": {"input_tokens": USAGE_IN, "output_tokens": 1},
+        }  # fmt: skip
+        if not body.get("stream"):
+            self._json(200, {**message, "content": blocks, "stop_reason": stop,
+                             "usage": {"input_tokens": USAGE_IN, "output_tokens": USAGE_OUT}})  # fmt: skip
+            return
+        events: list[tuple[str, dict[str, Any]]] = [("message_start", {"type": "message_start", "message": message})]
+        for index, block in enumerate(blocks):
+            if block["type"] == "text":
+                start = {"type": "text", "text": ""}
+                delta = {"type": "text_delta", "text": block["text"]}
+            else:
+                start = {**block, "input": {}}
+                delta = {"type": "input_json_delta", "partial_json": json.dumps(block["input"])}
+            events += [
+                ("content_block_start", {"type": "content_block_start", "index": index, "content_block": start}),
+                ("content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta}),
+                ("content_block_stop", {"type": "content_block_stop", "index": index}),
+            ]
+        events += [
+            ("message_delta", {"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None},
+                               "usage": {"output_tokens": USAGE_OUT}}),
+            ("message_stop", {"type": "message_stop"}),
+        ]  # fmt: skip
+        self._events(events)
+
+
+class _Responses(_Handler):
+    def answer(self, turn: Turn, body: dict[str, Any]) -> None:
+        if isinstance(turn, str):
+            items: list[dict[str, Any]] = [{
+                "type": "message", "id": "msg_1", "role": "assistant", "status": "completed",
+                "content": [{"type": "output_text", "text": turn, "annotations": []}],
+            }]  # fmt: skip
+        else:
+            items = [
+                {"type": "function_call", "id": f"fc_{i}", "call_id": f"call_{len(self.server.script.requests)}_{i}",
+                 "name": c.tool, "arguments": json.dumps(c.input), "status": "completed"}
+                for i, c in enumerate(turn)
+            ]  # fmt: skip
+        usage = {"input_tokens": USAGE_IN, "input_tokens_details": {"cached_tokens": 0},
+                 "output_tokens": USAGE_OUT, "output_tokens_details": {"reasoning_tokens": 0},
+                 "total_tokens": USAGE_IN + USAGE_OUT}  # fmt: skip
+        response = {"id": "resp_1", "object": "response", "status": "completed", "model": body.get("model", ""),
+                    "output": items, "usage": usage}  # fmt: skip
+        events: list[tuple[str, dict[str, Any]]] = [
+            ("response.created", {"type": "response.created", "response": {**response, "status": "in_progress",
+                                                                          "output": []}}),
+        ]  # fmt: skip
+        events += [
+            ("response.output_item.done", {"type": "response.output_item.done", "output_index": i, "item": item})
+            for i, item in enumerate(items)
+        ]
+        events.append(("response.completed", {"type": "response.completed", "response": response}))
+        self._events(events)
+
+
+@contextmanager
+def serving(handler: type[_Handler], turns: Sequence[Turn], key: str | None) -> Iterator[ScriptedServer]:
+    server = ScriptedServer(handler, turns, key)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield server
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def anthropic(turns: Sequence[Turn], key: str | None = None) -> Iterator[ScriptedServer]:
+    """The scripted Anthropic Messages API (a context manager)."""
+    return serving(_Anthropic, turns, key)
+
+
+def responses(turns: Sequence[Turn], key: str | None = None) -> Iterator[ScriptedServer]:
+    """The scripted OpenAI Responses API (a context manager)."""
+    return serving(_Responses, turns, key)
