@@ -6,6 +6,7 @@ STAMP := $(VENV)/.installed-stamp
 GL_STAMP := $(VENV)/.gl-backend
 BROWSER_STAMP := $(VENV)/.browser-path
 SANDBOX_STAMP := $(VENV)/.agent-python
+AGENTS_STAMP := $(VENV)/.coding-agents
 DEMO_OUT ?= runs/demo
 
 .PHONY: demo test bench lint format clean
@@ -27,12 +28,16 @@ $(BROWSER_STAMP): scripts/setup-browser.sh | $(STAMP)
 $(SANDBOX_STAMP): scripts/setup-lab-sandbox.sh | $(STAMP)
 	scripts/setup-lab-sandbox.sh > $(SANDBOX_STAMP)
 
+# The coding agents' CLIs (Node and npm from Debian when missing), for the lab suite's agent adapters.
+$(AGENTS_STAMP): scripts/setup-coding-agents.sh | $(STAMP)
+	scripts/setup-coding-agents.sh > $(AGENTS_STAMP)
+
 demo: $(STAMP) $(GL_STAMP)
 	MUJOCO_GL=$$(cat $(GL_STAMP)) $(BIN)/actloop demo --out $(DEMO_OUT)
 
-test: $(STAMP) $(GL_STAMP) $(BROWSER_STAMP) $(SANDBOX_STAMP)
+test: $(STAMP) $(GL_STAMP) $(BROWSER_STAMP) $(SANDBOX_STAMP) $(AGENTS_STAMP)
 	MUJOCO_GL=$$(cat $(GL_STAMP)) ACTLOOP_REQUIRE_BROWSER=1 ACTLOOP_AGENT_PYTHON=$$(cat $(SANDBOX_STAMP)) \
-		ACTLOOP_REQUIRE_SANDBOX=1 $(BIN)/pytest -q -n 2
+		ACTLOOP_CODING_AGENTS_DIR=$$(cat $(AGENTS_STAMP)) ACTLOOP_REQUIRE_SANDBOX=1 $(BIN)/pytest -q -n 2
 
 bench: $(STAMP) $(GL_STAMP)
 	MUJOCO_GL=$$(cat $(GL_STAMP)) $(BIN)/actloop bench

@@ -78,7 +78,9 @@ class _Handler(BaseHTTPRequestHandler):
         body = json.loads(self.rfile.read(int(self.headers.get("content-length") or 0)) or b"{}")
         if self.server.key is not None and self.server.key not in (self._key() or ""):
             self.server.script.requests.append((self.path, body, dict(self.headers)))
-            self._json(401, {"type": "error", "error": {"type": "authentication_error", "message": "bad key"}})
+            self._json(
+                401, {"type": "error", "error": {"type": "authentication_error", "message": "bad key"}}
+            )
             return
         self.answer(self.server.script.next(self.path, body, dict(self.headers)), body)
 
@@ -132,7 +134,9 @@ class _Anthropic(_Handler):
             self._json(200, {**message, "content": blocks, "stop_reason": stop,
                              "usage": {"input_tokens": USAGE_IN, "output_tokens": USAGE_OUT}})  # fmt: skip
             return
-        events: list[tuple[str, dict[str, Any]]] = [("message_start", {"type": "message_start", "message": message})]
+        events: list[tuple[str, dict[str, Any]]] = [
+            ("message_start", {"type": "message_start", "message": message})
+        ]
         for index, block in enumerate(blocks):
             if block["type"] == "text":
                 start = {"type": "text", "text": ""}
@@ -141,7 +145,10 @@ class _Anthropic(_Handler):
                 start = {**block, "input": {}}
                 delta = {"type": "input_json_delta", "partial_json": json.dumps(block["input"])}
             events += [
-                ("content_block_start", {"type": "content_block_start", "index": index, "content_block": start}),
+                (
+                    "content_block_start",
+                    {"type": "content_block_start", "index": index, "content_block": start},
+                ),
                 ("content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta}),
                 ("content_block_stop", {"type": "content_block_stop", "index": index}),
             ]
@@ -161,22 +168,26 @@ class _Responses(_Handler):
                 "content": [{"type": "output_text", "text": turn, "annotations": []}],
             }]  # fmt: skip
         else:
+            asked = len(self.server.script.requests)
             items = [
-                {"type": "function_call", "id": f"fc_{i}", "call_id": f"call_{len(self.server.script.requests)}_{i}",
-                 "name": c.tool, "arguments": json.dumps(c.input), "status": "completed"}
+                {"type": "function_call", "id": f"fc_{i}", "call_id": f"call_{asked}_{i}", "name": c.tool,
+                 "arguments": json.dumps(c.input), "status": "completed"}
                 for i, c in enumerate(turn)
             ]  # fmt: skip
         usage = {"input_tokens": USAGE_IN, "input_tokens_details": {"cached_tokens": 0},
                  "output_tokens": USAGE_OUT, "output_tokens_details": {"reasoning_tokens": 0},
                  "total_tokens": USAGE_IN + USAGE_OUT}  # fmt: skip
-        response = {"id": "resp_1", "object": "response", "status": "completed", "model": body.get("model", ""),
-                    "output": items, "usage": usage}  # fmt: skip
+        response = {"id": "resp_1", "object": "response", "status": "completed",
+                    "model": body.get("model", ""), "output": items, "usage": usage}  # fmt: skip
+        started = {**response, "status": "in_progress", "output": []}
         events: list[tuple[str, dict[str, Any]]] = [
-            ("response.created", {"type": "response.created", "response": {**response, "status": "in_progress",
-                                                                          "output": []}}),
-        ]  # fmt: skip
+            ("response.created", {"type": "response.created", "response": started})
+        ]
         events += [
-            ("response.output_item.done", {"type": "response.output_item.done", "output_index": i, "item": item})
+            (
+                "response.output_item.done",
+                {"type": "response.output_item.done", "output_index": i, "item": item},
+            )
             for i, item in enumerate(items)
         ]
         events.append(("response.completed", {"type": "response.completed", "response": response}))

@@ -63,12 +63,14 @@ SPEC = specify(
     ),
     parts=collision_parts(),
     rules=(
-        "A time reading counts only while the timer shows a clean collision: since ARM, cart_a passed "
-        "gate 1 to the right, then hit cart_b at rest (under 0.1 mm/s) before any other passage began, then "
-        "cart_b passed gate 2 to the right and cart_a came back through gate 1, with no outside force on "
-        "either cart from cart_a entering gate 1 until both were timed (the robot touching neither, the air "
-        "on, neither running into a buffer before its own passage after the collision ended).",
-        "The readings must hold one clean collision's three times: gate1_first, gate1_second and "
+        "A time reading counts only while the timer shows a clean collision. Since ARM, in this order: "
+        "cart_a passed gate 1 to the right; it hit cart_b at rest (under 0.1 mm/s) before any other passage "
+        "began; "
+        "after the collision, cart_b passed gate 2 to the right and cart_a came back through gate 1. No "
+        "outside force may act on either cart from cart_a entering gate 1 until both are timed: the robot "
+        "touches neither, the air stays on, and neither runs into a buffer before its own passage after the "
+        "collision has ended.",
+        "The readings must hold one clean collision's three times: those of gate1_first and gate1_second and "
         "gate2_first.",
     ),
     minima=(ReadingsAt(USED, TIMING, 1, "clean collisions", shared=True),),
