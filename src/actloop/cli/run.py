@@ -78,6 +78,16 @@ def add_parser(sub: Any) -> None:
         metavar="ADDRESS",
         help="run environments as actors on the Ray cluster at ADDRESS ('local' starts one on this machine)",
     )
+    p.add_argument(
+        "--agent",
+        metavar="AGENT",
+        help="lab: coding agent(s) that play with each --model, comma-separated: claude-code, codex or "
+        'command:"PROGRAM ARGS" (installed at a pinned version, run in the sandbox, their API reached only '
+        "through the evaluator's relay; keys from ANTHROPIC_API_KEY / OPENAI_API_KEY)",
+    )
+    p.add_argument(
+        "--reasoning", help="the coding agents' reasoning setting (default medium, the middle one)"
+    )
     p.add_argument("--out", type=Path, required=True, help="output directory")
     p.set_defaults(handler=command)
 
@@ -109,7 +119,16 @@ def plan_from(args: argparse.Namespace) -> RunPlan:
         retry_errors=args.retry_errors,
         ray=args.ray,
         env_timeout=args.env_timeout,
+        agents=_agents(args.agent),
+        reasoning=args.reasoning,
     )
+
+
+def _agents(given: str | None) -> list[str]:
+    """``--agent``'s agents: comma-separated, a ``command:"..."`` taken whole."""
+    if not given:
+        return []
+    return [given] if given.startswith("command:") else csv(given)
 
 
 def _suite_timeouts() -> str:

@@ -1,7 +1,8 @@
 """The run API: a :class:`RunPlan` (suite, episodes, conditions, how models are called) and
 :func:`evaluate`, which runs it, resuming whatever an earlier run of the same plan left undone.
 
-Conditions are models × protocols × summary conditions; each has its own output directory, claimed for
+Conditions are models × protocols × summary conditions (with coding agents, agents × models × protocols:
+each condition's model is then ``agent:provider/name``); each has its own output directory, claimed for
 that condition, under a lock covering the whole output directory (:mod:`actloop.runs.layout`).
 ``results.jsonl`` is the source of truth: evaluating the same plan again runs only the episodes without
 a row (and configuration failures), so a killed run loses nothing and duplicates nothing.
@@ -9,10 +10,11 @@ a row (and configuration failures), so a killed run loses nothing and duplicates
 
 from __future__ import annotations
 
+import contextlib
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from actloop.agent.options import DEFAULT_CONTEXT_LIMIT, HarnessOptions
 from actloop.agent.task import Episode, select_episodes
@@ -23,6 +25,9 @@ from actloop.runs import layout, matrix
 from actloop.runs.inspect_run import check_model, run_episodes
 from actloop.runs.retries import watch_retries
 from actloop.runtime.make import Isolation
+
+if TYPE_CHECKING:
+    from actloop.suites.lab.agent_episodes import AgentCondition
 
 DEFAULT_SUMMARIES = Path("runs/summaries")
 GENERATION_SETTINGS = ("temperature", "max_tokens", "max_retries", "timeout")
@@ -63,6 +68,11 @@ class RunPlan:
     isolation: Isolation = "pool"
     env_factory: str | None = None
     env_timeout: float | None = None
+    agents: list[str] = field(default_factory=list)
+    """Coding agents that play instead of the models themselves (lab: ``claude-code``, ``codex``,
+    ``command:"..."``); each plays with each model."""
+    reasoning: str | None = None
+    """The coding agents' reasoning setting (default: the middle one)."""
 
     def episodes(self) -> list[Episode]:
         """``(task, seed, run)`` of every episode each condition runs."""
@@ -82,7 +92,25 @@ class RunPlan:
             raise ConfigError(f"max episodes in flight must be at least 1, got {self.max_in_flight}")
         if self.env_timeout is not None and not self.env_timeout > 0:
             raise ConfigError(f"the environment call timeout must be positive, got {self.env_timeout}")
+        if self.agents:
+            return layout.conditions([c.label for c in self.agent_conditions()], protocols, self.summaries)
         return layout.conditions(self.models, protocols, self.summaries)
+
+    def agent_conditions(self) -> list[AgentCondition]:
+        """Each coding agent with each model (none without agents)."""
+        if not self.agents:
+            return []
+        if self.suite != "lab":
+            raise ConfigError(f"coding agents play lab episodes; the {self.suite} suite runs models only")
+        from actloop.suites.lab.agent_episodes import AgentCondition
+        from actloop.suites.lab.coding_agents import REASONING, coding_agent
+
+        for agent in self.agents:
+            coding_agent(agent)  # an unknown agent fails before anything runs
+        reasoning = self.reasoning or REASONING
+        return [
+            AgentCondition(a, m, self.model_base_url, reasoning) for a in self.agents for m in self.models
+        ]
 
     def settings(self) -> dict[str, Any]:
         """How the models are called: recorded with each condition, and part of what a resume must match."""
@@ -127,8 +155,8 @@ def evaluate(plan: RunPlan, log: Log = lambda line: None, progress_every_s: floa
         _harness(plan, c, suite.summaries(c.summary, c.model, tasks, plan.summary_store))
         for c in matrix_conditions
     ]
-    for model in dict.fromkeys(c.model for c in matrix_conditions):  # a missing key fails before any episode
-        check_model(model, plan.model_args, plan.model_base_url)
+    players = {c.label: c for c in plan.agent_conditions()}
+    _check_players(plan, matrix_conditions, players)  # a missing key fails before any episode
     dirs = [layout.condition_dir(plan.out, c, matrix_conditions) for c in matrix_conditions]
     isolation = plan.isolation
     if plan.ray:
@@ -142,7 +170,10 @@ def evaluate(plan: RunPlan, log: Log = lambda line: None, progress_every_s: floa
         how += f", up to {plan.max_in_flight} episodes in flight"
     log(f"{len(matrix_conditions)} condition(s) x {len(episodes)} episode(s) -> {plan.out}")
     stopped: ResultRow | None = None
-    described = [layout.describe(condition, settings) for condition in matrix_conditions]
+    described = [
+        layout.describe(condition, {**settings, **_agent_settings(players.get(condition.model))})
+        for condition in matrix_conditions
+    ]
     claims = list(zip(dirs, described, strict=True))
     with (
         layout.claimed(plan.out, claims),
@@ -156,6 +187,25 @@ def evaluate(plan: RunPlan, log: Log = lambda line: None, progress_every_s: floa
             if not todo:
                 continue
             log(f"running {len(todo)} episode(s) of {condition.model} with {how} -> {out_dir}")
+            player = players.get(condition.model)
+            if player is not None:
+                from actloop.suites.lab.agent_episodes import run_agent_episodes
+
+                ran = run_agent_episodes(
+                    todo,
+                    player,
+                    out_dir,
+                    condition.protocol,
+                    workers=workers,
+                    isolation=isolation,
+                    max_in_flight=plan.max_in_flight,
+                    env_timeout=plan.env_timeout,
+                    env_factory=plan.env_factory,
+                )
+                stopped = next((r for r in ran if r.error_kind == "configuration"), None)
+                if stopped is not None:
+                    break
+                continue
             ran = run_episodes(
                 plan.suite,
                 todo,
@@ -177,6 +227,34 @@ def evaluate(plan: RunPlan, log: Log = lambda line: None, progress_every_s: floa
                 break
     rows = [row for out_dir in dirs for row in matrix.episode_rows(out_dir, set(episodes))]
     return RunOutcome(rows, dirs, stopped)
+
+
+def _check_players(plan: RunPlan, conditions: list[Condition], players: dict[str, AgentCondition]) -> None:
+    """Each model (or each coding agent with its model) can be called: its key is there. A coding agent's
+    program is installed now, once, before episodes start in parallel (a failure is left to the episodes,
+    whose rows then say why)."""
+    from actloop.suites.lab.coding_agents import AgentSetupError, coding_agent
+
+    for name in dict.fromkeys(c.model for c in conditions):
+        player = players.get(name)
+        if player is None:
+            check_model(name, plan.model_args, plan.model_base_url)
+            continue
+        agent = coding_agent(player.agent)
+        agent.check_model(player.model)
+        with contextlib.suppress(AgentSetupError):
+            agent.prepare()
+
+
+def _agent_settings(player: AgentCondition | None) -> dict[str, Any]:
+    """What a coding agent's condition records besides the run's settings."""
+    if player is None:
+        return {}
+    from actloop.suites.lab.coding_agents import coding_agent
+
+    agent = coding_agent(player.agent)
+    return {"agent": agent.name, "agent_version": agent.version, "agent_model": player.model,
+            "reasoning": player.reasoning, "model_api": player.api}  # fmt: skip
 
 
 def usable_cores() -> int:

@@ -99,18 +99,18 @@ def test_claude_code_writes_and_runs_a_solver_in_the_sandbox_and_its_run_is_scor
         requests = server.script.requests
     out = tmp_path / "out"
     assert code == 0 and row["success"] and row["process_score"] == 100, row
-    assert (row["agent"], row["agent_version"], row["model"], row["reasoning"]) == (
+    assert (row["agent"], row["agent_version"], row["agent_model"], row["reasoning"]) == (
         "claude-code", CLAUDE_CODE.version, "anthropic/claude-scripted", "medium"
     )  # fmt: skip
-    assert row["isolation"] == "bubblewrap" and row["ended"] == "exited with 0" and row["error"] == ""
+    assert row["isolation"] == "bubblewrap" and row["agent_ended"] == "exited with 0" and row["agent_error"] == ""
     assert {path for path, _, _ in requests} == {"/v1/messages?beta=true"}
     assert all(
         body["model"] == "claude-scripted" and headers.get("x-api-key") == KEY
         for _, body, headers in requests
     )
     assert requests[0][1]["output_config"] == {"effort": "medium"}
-    assert row["usage"]["input_tokens"] == 3 * USAGE_IN and row["usage"]["output_tokens"] == 3 * USAGE_OUT
-    assert row["usage"]["cost_usd"] is not None and row["wire_usage"] == {
+    assert row["agent_usage"]["input_tokens"] == 3 * USAGE_IN and row["agent_usage"]["output_tokens"] == 3 * USAGE_OUT
+    assert row["agent_usage"]["cost_usd"] is not None and row["wire_usage"] == {
         "input": 3 * USAGE_IN,
         "output": 3 * USAGE_OUT,
     }
@@ -138,7 +138,7 @@ def test_codex_writes_and_runs_a_solver_in_the_sandbox_and_its_run_is_scored_and
     assert {path for path, _, _ in requests} == {"/v1/responses"}
     assert all(headers.get("authorization") == f"Bearer {KEY}" for _, _, headers in requests)
     assert requests[0][1]["reasoning"]["effort"] == "medium" and requests[0][1]["model"] == "gpt-scripted"
-    assert row["usage"]["input_tokens"] == len(turns) * USAGE_IN and row["usage"]["cost_usd"] is None
+    assert row["agent_usage"]["input_tokens"] == len(turns) * USAGE_IN and row["agent_usage"]["cost_usd"] is None
     programs = [json.loads(line) for line in (out / "programs.jsonl").read_text().splitlines()]
     assert len(programs) == len(turns) - 1 and all(p["exit_code"] == 0 for p in programs)
     assert "'submitted': True" in programs[-1]["output"]
@@ -154,9 +154,9 @@ def test_a_refused_key_ends_the_run_at_once_as_a_row_with_one_error_line(
             tmp_path, "claude-code", "anthropic/claude-scripted", server.origin, capsys
         )
     cause = f"the model API at {server.origin} refused the key (401)"
-    assert code == 1 and row["error"] == cause and row["ended"] == f"stopped: {cause}" and not row["success"]
+    assert code == 1 and row["agent_error"] == cause and row["agent_ended"] == f"stopped: {cause}" and not row["success"]
     assert [line for line in said.splitlines() if line.startswith("error:")] == [f"error: {cause}"]
-    assert row["wall_s"] < 30
+    assert row["agent_wall_s"] < 30
 
 
 def test_an_unreachable_api_ends_the_run_at_once_as_a_row_with_one_error_line(
@@ -170,9 +170,9 @@ def test_an_unreachable_api_ends_the_run_at_once_as_a_row_with_one_error_line(
     dead = f"http://127.0.0.1:{closed.getsockname()[1]}"
     closed.close()
     code, row, said = run_agent(tmp_path, "codex", "openai/gpt-scripted", dead, capsys)
-    assert code == 1 and row["error"].startswith(f"the model API at {dead} is unreachable: ConnectError")
-    assert [line for line in said.splitlines() if line.startswith("error:")] == [f"error: {row['error']}"]
-    assert (tmp_path / "out" / "record.jsonl").exists() and row["wall_s"] < 30
+    assert code == 1 and row["agent_error"].startswith(f"the model API at {dead} is unreachable: ConnectError")
+    assert [line for line in said.splitlines() if line.startswith("error:")] == [f"error: {row['agent_error']}"]
+    assert (tmp_path / "out" / "record.jsonl").exists() and row["agent_wall_s"] < 30
 
 
 def test_a_configuration_error_stops_before_anything_is_served(

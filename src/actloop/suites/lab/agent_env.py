@@ -7,6 +7,10 @@ comes back, and every PNG it saves under ``show/`` comes back as an image (then 
 episode ends when the agent submits, the simulated-time budget is spent, the wall-clock limit passes, or the
 driver finishes it. Every transition carries the model-facing result and, once the episode has ended, the
 evaluator's verdict separately.
+
+A coding agent plays the whole episode in one step (``{"agent": ...}``, :mod:`.agent_run`): its program runs
+in the same sandbox with the model API relay as its only way out, and the step ends the episode; what the run
+kept (its transcript, programs, the relay's exchanges, usage) comes back as the result's ``agent`` report.
 """
 
 from __future__ import annotations
@@ -51,6 +55,17 @@ class CodeRun:
 
 
 @dataclass(frozen=True)
+class AgentReport:
+    """A coding agent's run as it comes back from the environment: ``row`` its fields (who ran, how it ended,
+    tokens and cost, :func:`.agent_run.run_fields`), ``error`` why it could not work ("" when it could) and
+    the text of each file the run kept, by name."""
+
+    row: dict[str, Any]
+    error: str
+    files: dict[str, str]
+
+
+@dataclass(frozen=True)
 class LabResult:
     """The model-facing side of a transition: the run's output and where the episode stands. ``ended`` says
     why the episode ended (``submitted``, ``budget`` of simulated time, ``wall_clock``, ``runs`` used up,
@@ -61,6 +76,7 @@ class LabResult:
     sim_time_s: float
     wall_left_s: float
     guide: str = ""
+    agent: AgentReport | None = None
 
     @property
     def done(self) -> bool:
@@ -132,11 +148,17 @@ class LabAgentEnv:
         return LabTransition(replace(first.result, guide=guide), first.verdict)
 
     def step(self, action: dict[str, Any]) -> LabTransition:
-        """``{"code": "..."}`` runs a program; ``{"finish": true}`` ends the episode as it stands."""
+        """``{"code": "..."}`` runs a program; ``{"finish": true}`` ends the episode as it stands;
+        ``{"agent": {"agent": ..., "model": ..., "api": ..., "reasoning": ...}}`` runs a coding agent on the
+        whole episode and ends it."""
         if self._verdict is not None:
             raise ConfigError("the episode has ended")
         if action.get("finish"):
             return self._transition(None, finish=True)
+        if isinstance(action.get("agent"), dict):
+            report = self._play(action["agent"])
+            ended = self._transition(None, finish=True)
+            return replace(ended, result=replace(ended.result, agent=report))
         code = action.get("code")
         if not isinstance(code, str) or not code.strip():
             raise ConfigError("a lab action is {'code': '<python program>'} or {'finish': true}")
@@ -159,6 +181,18 @@ class LabAgentEnv:
         self._stack.close()
 
     # --- internals ---
+    def _play(self, how: dict[str, Any]) -> AgentReport:
+        """Run the coding agent ``how`` names on the episode (see :func:`.agent_run.play`)."""
+        from actloop.suites.lab.agent_run import kept_files, play, run_fields
+        from actloop.suites.lab.coding_agents import REASONING, coding_agent
+
+        agent = coding_agent(str(how["agent"]))
+        out = self._root / "agent"
+        reasoning = str(how.get("reasoning") or REASONING)
+        run = play(agent, str(how["model"]), self._episode, out, self._wall_left_s(), self.sandbox.limits,
+                   how.get("api"), reasoning)  # fmt: skip
+        return AgentReport(run_fields(run, agent, out), run.error, kept_files(out))
+
     def _wall_left_s(self) -> float:
         return max(0.0, self.wall_limit_s - (time.monotonic() - self.started))
 

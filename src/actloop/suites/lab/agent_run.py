@@ -35,6 +35,7 @@ TRANSCRIPT_FILE = "agent_transcript.jsonl"
 STDERR_FILE = "agent_stderr.txt"
 PROGRAMS_FILE = "programs.jsonl"
 EXCHANGES_FILE = "api_exchanges.jsonl"
+WIRE_USAGE_FILE = "wire_usage.json"
 TASK_FILE = "task.md"
 
 
@@ -108,36 +109,46 @@ def play(
     events = read_transcript(out / TRANSCRIPT_FILE)
     _write_lines(out / PROGRAMS_FILE, [dataclasses.asdict(p) for p in agent.programs(events)])
     _write_lines(out / EXCHANGES_FILE, exchanges)
-    (out / "wire_usage.json").write_text(json.dumps(wire_usage))
+    (out / WIRE_USAGE_FILE).write_text(json.dumps(wire_usage))
     return dataclasses.replace(base, ended=ran.ended(), error=problem, sandbox=ran)
+
+
+def run_fields(run: AgentRun, agent: CodingAgent, out: Path) -> dict[str, Any]:
+    """Who ran and how it ended: the agent, its version, model, reasoning setting and API, the tokens and
+    cost its transcript states and the relay's count, and the programs it ran."""
+    usage = dataclasses.asdict(agent.usage(read_transcript(out / TRANSCRIPT_FILE)))
+    wire = out / WIRE_USAGE_FILE
+    programs = out / PROGRAMS_FILE
+    ran = run.sandbox
+    return {
+        "agent": run.agent,
+        "agent_version": run.version,
+        "agent_model": run.model,
+        "reasoning": run.reasoning,
+        "model_api": run.api,
+        "agent_ended": run.ended,
+        "agent_error": run.error,
+        "agent_usage": usage,
+        "wire_usage": json.loads(wire.read_text()) if wire.exists() else {},
+        "programs": len(programs.read_text().splitlines()) if programs.exists() else 0,
+        "limits_hit": list(ran.limits_hit) if ran else [],
+        "agent_wall_s": round(ran.wall_s, 1) if ran else None,
+        "isolation": ran.isolation if ran else None,
+        "network": "model API relay only",
+    }
 
 
 def run_row(
     run: AgentRun, scored: EpisodeScore, agent: CodingAgent, out: Path, limits: Limits
 ) -> dict[str, Any]:
-    """``run.json``'s body: the score with who ran, how it ended, the tokens and the cost."""
-    events = read_transcript(out / TRANSCRIPT_FILE)
-    usage = dataclasses.asdict(agent.usage(events))
-    wire = json.loads((out / "wire_usage.json").read_text()) if (out / "wire_usage.json").exists() else {}
-    ran = run.sandbox
-    return {
-        **scored.summary(),
-        "agent": run.agent,
-        "agent_version": run.version,
-        "model": run.model,
-        "reasoning": run.reasoning,
-        "model_api": run.api,
-        "ended": run.ended,
-        "error": run.error,
-        "usage": usage,
-        "wire_usage": wire,
-        "programs": sum(1 for _ in (out / PROGRAMS_FILE).open()) if (out / PROGRAMS_FILE).exists() else 0,
-        "limits_hit": list(ran.limits_hit) if ran else [],
-        "wall_s": round(ran.wall_s, 1) if ran else None,
-        "isolation": ran.isolation if ran else None,
-        "network": "model API relay only",
-        "limits": dataclasses.asdict(limits),
-    }
+    """``run.json``'s body: the score, then :func:`run_fields` and the sandbox's limits."""
+    return {**scored.summary(), **run_fields(run, agent, out), "limits": dataclasses.asdict(limits)}
+
+
+def kept_files(out: Path) -> dict[str, str]:
+    """The text of every file a run kept in ``out``, by name."""
+    names = (TRANSCRIPT_FILE, STDERR_FILE, PROGRAMS_FILE, EXCHANGES_FILE, WIRE_USAGE_FILE)
+    return {name: (out / name).read_text(errors="replace") for name in names if (out / name).exists()}
 
 
 def _write_lines(path: Path, rows: list[dict[str, Any]]) -> None:

@@ -12,6 +12,7 @@ transcript (a JSON event stream on standard output) is kept; :meth:`CodingAgent.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import shlex
@@ -176,28 +177,39 @@ class NpmAgent(CodingAgent):
         return self.home / "node_modules" / ".bin" / self.binary
 
     def prepare(self) -> tuple[Path, ...]:
-        """Install ``package@pinned`` with npm into its own directory, once (a stamp marks it complete)."""
+        """Install ``package@pinned`` with npm into its own directory, once (a stamp marks it complete;
+        a lock keeps processes preparing at once from installing over each other)."""
         stamp = self.home / ".complete"
-        if not stamp.exists():
-            npm = shutil.which("npm")
-            if npm is None or shutil.which("node") is None:
-                raise AgentSetupError(
-                    f"{self.name} needs Node and npm to install {self.package}; neither found"
-                )
-            shutil.rmtree(self.home, ignore_errors=True)
-            self.home.mkdir(parents=True)
-            target = f"{self.package}@{self.pinned}"
-            quiet = ["--no-audit", "--no-fund", "--loglevel=error"]
-            command = [npm, "install", "--prefix", str(self.home), *quiet, target]
-            try:
-                done = subprocess.run(command, capture_output=True, text=True, timeout=INSTALL_TIMEOUT_S)
-            except subprocess.TimeoutExpired:
-                raise AgentSetupError(f"installing {target} took over {INSTALL_TIMEOUT_S:g} s") from None
-            if done.returncode != 0 or not self.program.exists():
-                said = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["no program installed"]
-                raise AgentSetupError(f"installing {target} failed: {said[0]}")
-            stamp.touch()
+        if stamp.exists():
+            return (self.home,)
+        self.home.parent.mkdir(parents=True, exist_ok=True)
+        with (self.home.parent / f".{self.home.name}.lock").open("w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if not stamp.exists():
+                self._install()
+                stamp.touch()
         return (self.home,)
+
+    def _install(self) -> None:
+        npm = shutil.which("npm")
+        if npm is None or shutil.which("node") is None:
+            raise AgentSetupError(f"{self.name} needs Node and npm to install {self.package}; neither found")
+        shutil.rmtree(self.home, ignore_errors=True)
+        self.home.mkdir(parents=True)
+        target = f"{self.package}@{self.pinned}"
+        quiet = ["--no-audit", "--no-fund", "--loglevel=error"]
+        try:
+            done = subprocess.run(
+                [npm, "install", "--prefix", str(self.home), *quiet, target],
+                capture_output=True,
+                text=True,
+                timeout=INSTALL_TIMEOUT_S,
+            )
+        except subprocess.TimeoutExpired:
+            raise AgentSetupError(f"installing {target} took over {INSTALL_TIMEOUT_S:g} s") from None
+        if done.returncode != 0 or not self.program.exists():
+            said = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["no program installed"]
+            raise AgentSetupError(f"installing {target} failed: {said[0]}")
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -55,6 +56,13 @@ def first_message(card: str, guide: str, action_space: dict[str, Any]) -> str:
     )
     intro = "You are the experimenter at a lab bench."
     return f"{intro}\n\n{card}\n{tool}\n# The workspace guide (README.md)\n{guide}"
+
+
+def keep_verdict(directory: Path, verdict: LabVerdict) -> None:
+    """The evaluator's side goes to the record directory: the sealed bench record and the score."""
+    (directory / LAB_RECORD_FILE).write_text(verdict.record, encoding="ascii")
+    body = {"score": verdict.fields, "citations": verdict.citations}
+    (directory / LAB_SCORE_FILE).write_text(json.dumps(body, indent=1, default=str))
 
 
 def extract_program(reply: str) -> str | None:
@@ -132,13 +140,9 @@ class LabDriver:
         )
 
     def _keep_verdict(self, verdict: LabVerdict | None) -> None:
-        """The evaluator's side goes to the record directory (the sealed bench record and the score)."""
-        if verdict is None:
-            return
-        self.verdict = verdict
-        (self.recorder.directory / LAB_RECORD_FILE).write_text(verdict.record, encoding="ascii")
-        body = {"score": verdict.fields, "citations": verdict.citations}
-        (self.recorder.directory / LAB_SCORE_FILE).write_text(json.dumps(body, indent=1, default=str))
+        if verdict is not None:
+            self.verdict = verdict
+            keep_verdict(self.recorder.directory, verdict)
 
     def _stop_reason(self, transition: LabTransition) -> StopReason:
         """``success``; ``budget`` when simulated time, wall-clock time or runs ran out; else ``stop`` (a
