@@ -1,21 +1,33 @@
 """Scripted model APIs for the coding agents' command-line programs, on 127.0.0.1 only.
 
-:class:`ScriptedAnthropic` speaks the Anthropic Messages API as Claude Code calls it (``POST /v1/messages``,
-streamed as server-sent events); :class:`ScriptedResponses` the OpenAI Responses API as Codex calls it
+:func:`anthropic` speaks the Anthropic Messages API as Claude Code calls it (``POST /v1/messages``,
+streamed as server-sent events); :func:`responses` the OpenAI Responses API as Codex calls it
 (``POST /v1/responses``, streamed). Each answers the agent's turns from a script of tool calls (a turn is a
 list of :class:`Call`, or a final text); requests that carry no tools (a title, a token count) get a short
 text without using the script. Every request is kept. ``key`` set, a request without it is refused (401).
+
+Also the scripts the tests play (:func:`claude_turns`, :func:`codex_turns`: the reference experimenter
+written into the workspace and run) and :func:`ready`, which installs an agent's CLI or says why not.
 """
 
 from __future__ import annotations
 
+import base64
 import json
+import os
+import shutil
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+import pytest
+
+from actloop.suites.lab.coding_agents import AgentSetupError, NpmAgent
+from actloop.suites.lab.reference_model import workspace_program
+from actloop.suites.lab.sandbox import agent_python_dir
 
 USAGE_IN, USAGE_OUT = 1000, 50
 
@@ -214,3 +226,48 @@ def anthropic(turns: Sequence[Turn], key: str | None = None) -> Iterator[Scripte
 def responses(turns: Sequence[Turn], key: str | None = None) -> Iterator[ScriptedServer]:
     """The scripted OpenAI Responses API (a context manager)."""
     return serving(_Responses, turns, key)
+
+
+EXPERIMENT = "air_track_collision"
+"""The quickest reference to run (17 s simulated)."""
+KEY = "sk-scripted-key"
+
+
+def ready(agent: NpmAgent) -> None:
+    """The agent's CLI installed, bubblewrap and the agents' Python present (``make test`` sets them up)."""
+    try:
+        agent.prepare()
+        missing = (
+            "" if shutil.which("bwrap") and (agent_python_dir() / ".complete").exists() else "the sandbox"
+        )
+    except AgentSetupError as err:
+        missing = str(err)
+    if missing:
+        if os.environ.get("ACTLOOP_REQUIRE_SANDBOX") == "1":
+            pytest.fail(f"{missing}: scripts/setup-coding-agents.sh and scripts/setup-lab-sandbox.sh")
+        pytest.skip(f"not here: {missing}")
+
+
+def claude_turns() -> list[Turn]:
+    """Write the reference program with the Write tool, run it with Bash, stop."""
+    return [
+        [Call("Write", {"file_path": "/workspace/solve.py", "content": workspace_program(EXPERIMENT)})],
+        [Call("Bash", {"command": "python solve.py", "description": "run the solver", "timeout": 600000})],
+        "Submitted.",
+    ]
+
+
+def codex_turns() -> list[Turn]:
+    """The reference program in base64 pieces (one command's arguments hold at most 128 KiB), decoded, run."""
+    data = base64.b64encode(workspace_program(EXPERIMENT).encode()).decode()
+    pieces = [data[i : i + 60000] for i in range(0, len(data), 60000)]
+    return [
+        *([Call("exec_command", {"cmd": f"printf %s '{piece}' >> solve.b64"})] for piece in pieces),
+        [
+            Call(
+                "exec_command",
+                {"cmd": "base64 -d solve.b64 > solve.py && python solve.py", "yield_time_ms": 600000},
+            )
+        ],
+        "Submitted.",
+    ]

@@ -8,9 +8,7 @@ The scripted APIs are started by the tests on 127.0.0.1 and stopped by them."""
 
 from __future__ import annotations
 
-import base64
 import json
-import os
 import shutil
 import socket
 from pathlib import Path
@@ -26,32 +24,20 @@ from actloop.suites.lab.coding_agents import (
     AgentSetupError,
     ClaudeCode,
     CommandAgent,
-    NpmAgent,
     coding_agent,
     read_transcript,
 )
-from actloop.suites.lab.reference_model import workspace_program
-from actloop.suites.lab.sandbox import agent_python_dir
-from coding_agent_servers import USAGE_IN, USAGE_OUT, Call, Turn, anthropic, responses
-
-EXPERIMENT = "air_track_collision"
-"""The quickest reference to run (17 s simulated)."""
-KEY = "sk-scripted-key"
-
-
-def ready(agent: NpmAgent) -> None:
-    """The agent's CLI installed, bubblewrap and the agents' Python present (``make test`` sets them up)."""
-    try:
-        agent.prepare()
-        missing = (
-            "" if shutil.which("bwrap") and (agent_python_dir() / ".complete").exists() else "the sandbox"
-        )
-    except AgentSetupError as err:
-        missing = str(err)
-    if missing:
-        if os.environ.get("ACTLOOP_REQUIRE_SANDBOX") == "1":
-            pytest.fail(f"{missing}: scripts/setup-coding-agents.sh and scripts/setup-lab-sandbox.sh")
-        pytest.skip(f"not here: {missing}")
+from coding_agent_servers import (
+    EXPERIMENT,
+    KEY,
+    USAGE_IN,
+    USAGE_OUT,
+    anthropic,
+    claude_turns,
+    codex_turns,
+    ready,
+    responses,
+)
 
 
 def run_agent(
@@ -62,31 +48,6 @@ def run_agent(
     code = main(["lab", "run-agent", "--experiment", EXPERIMENT, "--seed", "1", "--workspace", str(workspace),
                  "--out", str(out), "--agent", agent, "--model", model, "--model-base-url", api])  # fmt: skip
     return code, json.loads((out / "run.json").read_text()), capsys.readouterr().out
-
-
-def claude_turns() -> list[Turn]:
-    """Write the reference program with the Write tool, run it with Bash, stop."""
-    return [
-        [Call("Write", {"file_path": "/workspace/solve.py", "content": workspace_program(EXPERIMENT)})],
-        [Call("Bash", {"command": "python solve.py", "description": "run the solver", "timeout": 600000})],
-        "Submitted.",
-    ]
-
-
-def codex_turns() -> list[Turn]:
-    """The reference program in base64 pieces (one command's arguments hold at most 128 KiB), decoded, run."""
-    data = base64.b64encode(workspace_program(EXPERIMENT).encode()).decode()
-    pieces = [data[i : i + 60000] for i in range(0, len(data), 60000)]
-    return [
-        *([Call("exec_command", {"cmd": f"printf %s '{piece}' >> solve.b64"})] for piece in pieces),
-        [
-            Call(
-                "exec_command",
-                {"cmd": "base64 -d solve.b64 > solve.py && python solve.py", "yield_time_ms": 600000},
-            )
-        ],
-        "Submitted.",
-    ]
 
 
 def test_claude_code_writes_and_runs_a_solver_in_the_sandbox_and_its_run_is_scored_and_kept(
@@ -102,14 +63,21 @@ def test_claude_code_writes_and_runs_a_solver_in_the_sandbox_and_its_run_is_scor
     assert (row["agent"], row["agent_version"], row["agent_model"], row["reasoning"]) == (
         "claude-code", CLAUDE_CODE.version, "anthropic/claude-scripted", "medium"
     )  # fmt: skip
-    assert row["isolation"] == "bubblewrap" and row["agent_ended"] == "exited with 0" and row["agent_error"] == ""
+    assert (
+        row["isolation"] == "bubblewrap"
+        and row["agent_ended"] == "exited with 0"
+        and row["agent_error"] == ""
+    )
     assert {path for path, _, _ in requests} == {"/v1/messages?beta=true"}
     assert all(
         body["model"] == "claude-scripted" and headers.get("x-api-key") == KEY
         for _, body, headers in requests
     )
     assert requests[0][1]["output_config"] == {"effort": "medium"}
-    assert row["agent_usage"]["input_tokens"] == 3 * USAGE_IN and row["agent_usage"]["output_tokens"] == 3 * USAGE_OUT
+    assert (
+        row["agent_usage"]["input_tokens"] == 3 * USAGE_IN
+        and row["agent_usage"]["output_tokens"] == 3 * USAGE_OUT
+    )
     assert row["agent_usage"]["cost_usd"] is not None and row["wire_usage"] == {
         "input": 3 * USAGE_IN,
         "output": 3 * USAGE_OUT,
@@ -138,7 +106,9 @@ def test_codex_writes_and_runs_a_solver_in_the_sandbox_and_its_run_is_scored_and
     assert {path for path, _, _ in requests} == {"/v1/responses"}
     assert all(headers.get("authorization") == f"Bearer {KEY}" for _, _, headers in requests)
     assert requests[0][1]["reasoning"]["effort"] == "medium" and requests[0][1]["model"] == "gpt-scripted"
-    assert row["agent_usage"]["input_tokens"] == len(turns) * USAGE_IN and row["agent_usage"]["cost_usd"] is None
+    assert (
+        row["agent_usage"]["input_tokens"] == len(turns) * USAGE_IN and row["agent_usage"]["cost_usd"] is None
+    )
     programs = [json.loads(line) for line in (out / "programs.jsonl").read_text().splitlines()]
     assert len(programs) == len(turns) - 1 and all(p["exit_code"] == 0 for p in programs)
     assert "'submitted': True" in programs[-1]["output"]
@@ -154,7 +124,12 @@ def test_a_refused_key_ends_the_run_at_once_as_a_row_with_one_error_line(
             tmp_path, "claude-code", "anthropic/claude-scripted", server.origin, capsys
         )
     cause = f"the model API at {server.origin} refused the key (401)"
-    assert code == 1 and row["agent_error"] == cause and row["agent_ended"] == f"stopped: {cause}" and not row["success"]
+    assert (
+        code == 1
+        and row["agent_error"] == cause
+        and row["agent_ended"] == f"stopped: {cause}"
+        and not row["success"]
+    )
     assert [line for line in said.splitlines() if line.startswith("error:")] == [f"error: {cause}"]
     assert row["agent_wall_s"] < 30
 
@@ -170,8 +145,12 @@ def test_an_unreachable_api_ends_the_run_at_once_as_a_row_with_one_error_line(
     dead = f"http://127.0.0.1:{closed.getsockname()[1]}"
     closed.close()
     code, row, said = run_agent(tmp_path, "codex", "openai/gpt-scripted", dead, capsys)
-    assert code == 1 and row["agent_error"].startswith(f"the model API at {dead} is unreachable: ConnectError")
-    assert [line for line in said.splitlines() if line.startswith("error:")] == [f"error: {row['agent_error']}"]
+    assert code == 1 and row["agent_error"].startswith(
+        f"the model API at {dead} is unreachable: ConnectError"
+    )
+    assert [line for line in said.splitlines() if line.startswith("error:")] == [
+        f"error: {row['agent_error']}"
+    ]
     assert (tmp_path / "out" / "record.jsonl").exists() and row["agent_wall_s"] < 30
 
 

@@ -1,0 +1,114 @@
+"""``actloop run --suite lab --agent ...``: the real coding agents' CLIs play lab episodes through the
+harness against scripted loopback APIs (pooled environments, and Ray); rows carry the agent, its version,
+model and usage, records keep the transcript; a refused key stops the run with one error line and a recorded
+row, and the rerun runs that episode again while a finished one is not rerun.
+
+The scripted APIs are started by the tests on 127.0.0.1 and stopped by them."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from actloop.suites.lab.coding_agents import CLAUDE_CODE, CODEX
+from coding_agent_servers import (
+    EXPERIMENT,
+    KEY,
+    ScriptedServer,
+    anthropic,
+    claude_turns,
+    codex_turns,
+    ready,
+    responses,
+)
+
+Run = tuple[int, str, list[dict[str, Any]]]
+
+
+def actloop_run(out: Path, agent: str, model: str, api: str, key: tuple[str, str], *extra: str) -> Run:
+    """``actloop run`` of the experiment's first verified seed; (exit code, output, the rows)."""
+    command = [sys.executable, "-m", "actloop.cli", "run", "--suite", "lab", "--tasks", EXPERIMENT,
+               "--seeds", "1", "--agent", agent, "--model", model, "--model-base-url", api, "--out", str(out),
+               "--workers", "1", *extra]  # fmt: skip
+    env = {**os.environ, key[0]: key[1]}
+    done = subprocess.run(command, capture_output=True, text=True, timeout=300, env=env)
+    results = out / "results.jsonl"
+    rows = [json.loads(line) for line in results.read_text().splitlines()] if results.exists() else []
+    return done.returncode, done.stdout + done.stderr, rows
+
+
+def claude(server: ScriptedServer, out: Path, key: str, *extra: str) -> Run:
+    key_env = ("ANTHROPIC_API_KEY", key)
+    return actloop_run(out, "claude-code", "anthropic/claude-scripted", server.origin, key_env, *extra)
+
+
+def test_claude_code_plays_through_the_harness_a_finished_run_is_not_played_again_and_ray_agrees(
+    tmp_path: Path,
+) -> None:
+    ready(CLAUDE_CODE)
+    with anthropic(claude_turns() * 2, key=KEY) as server:
+        pooled = tmp_path / "pool"
+        code, said, rows = claude(server, pooled, KEY)
+        asked = len(server.script.requests)
+        assert code == 0, said
+        (row,) = rows
+        assert (
+            row["success"]
+            and row["model"] == "claude-code:anthropic/claude-scripted"
+            and row["error"] is None
+        )
+        assert (row["agent"], row["agent_version"], row["agent_model"], row["reasoning"]) == (
+            "claude-code", CLAUDE_CODE.version, "anthropic/claude-scripted", "medium"
+        )  # fmt: skip
+        assert (
+            row["tokens"]["input_tokens"] == row["wire_usage"]["input"] == asked * 1000
+            and row["programs"] == 1
+        )
+        record = pooled / row["record_dir"]
+        assert {"agent_transcript.jsonl", "programs.jsonl", "api_exchanges.jsonl", "lab_record.jsonl"} <= {
+            p.name for p in record.iterdir()
+        }
+        condition = json.loads((pooled / "condition.json").read_text())
+        assert (condition["agent"], condition["agent_version"], condition["reasoning"]) == (
+            "claude-code", CLAUDE_CODE.version, "medium"
+        )  # fmt: skip
+        code, said, again = claude(server, pooled, KEY)
+        assert code == 0 and len(server.script.requests) == asked and again == rows
+        assert "1 episode(s) already recorded" in said
+        code, said, remote = claude(server, tmp_path / "ray", KEY, "--ray", "local")
+        assert code == 0, said
+    same = ("success", "e", "stop_stage", "process_score", "steps", "agent", "agent_version", "tokens")
+    assert [{k: r[k] for k in same} for r in rows] == [{k: r[k] for k in same} for r in remote]
+
+
+def test_codex_plays_through_the_harness(tmp_path: Path) -> None:
+    ready(CODEX)
+    with responses(codex_turns(), key=KEY) as server:
+        code, said, rows = actloop_run(
+            tmp_path, "codex", "openai/gpt-scripted", server.origin, ("OPENAI_API_KEY", KEY)
+        )
+    assert code == 0, said
+    (row,) = rows
+    assert (
+        row["success"]
+        and row["model"] == "codex:openai/gpt-scripted"
+        and row["agent_version"] == CODEX.version
+    )
+
+
+def test_a_refused_key_stops_the_run_with_a_row_and_the_rerun_plays_it_again(tmp_path: Path) -> None:
+    ready(CLAUDE_CODE)
+    with anthropic(claude_turns(), key=KEY) as server:
+        code, said, rows = claude(server, tmp_path, "sk-wrong")
+        (row,) = rows
+        assert code == 1 and [line for line in said.splitlines() if line.startswith("error:")] == [
+            f"error: claude-code:anthropic/claude-scripted: {row['error']}"
+        ]
+        assert row["error_kind"] == "configuration" and row["error"].endswith("refused the key (401)")
+        assert not row["success"] and (tmp_path / row["record_dir"] / "events.jsonl").exists()
+        code, said, rows = claude(server, tmp_path, KEY)
+        assert code == 0 and rows[-1]["success"], said
