@@ -20,10 +20,15 @@ def add_parser(sub: Any) -> None:
         type=int,
         default=defaults.in_flight,
         metavar="N",
-        help="scripted episodes at once against a loopback model server (0: skip)",
+        help="scripted episodes at once against a loopback model server (0: skip; default: the suite's, "
+        "vabench 100, lab 20 agents)",
     )
     p.add_argument(
-        "--latency", type=float, default=defaults.latency_s, help="the loopback server's reply latency (s)"
+        "--latency",
+        type=float,
+        default=defaults.latency_s,
+        help="the loopback server's reply latency, a lab agent's think time per program (s; default: the "
+        "suite's, vabench 2, lab 5)",
     )
     p.add_argument(
         "--suite-seeds",

@@ -38,12 +38,13 @@ BuiltinModel = Callable[["list[ChatMessage]"], str]
 @dataclass(frozen=True)
 class BenchOptions:
     """What ``actloop bench`` measures: ``repeats`` per timed operation; for suites that run episodes,
-    ``in_flight`` scripted episodes at once against a model answering after ``latency_s`` (0: skip) and
-    the baseline over every base task with ``suite_seeds`` seeds each (0: skip)."""
+    ``in_flight`` scripted episodes at once against a model answering after ``latency_s`` (0: skip; None:
+    the suite's own scenario) and the baseline over every base task with ``suite_seeds`` seeds each (0:
+    skip)."""
 
     repeats: int = 10
-    in_flight: int = 100
-    latency_s: float = 2.0
+    in_flight: int | None = None
+    latency_s: float | None = None
     suite_seeds: int = 2
 
 

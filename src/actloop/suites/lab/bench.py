@@ -1,7 +1,8 @@
 """The lab bench's timing figures: simulated time per wall second without rendering on every experiment's
 bench (a 30 s wait: the bench's physics and its models, with the robot holding still), an observation of
 three 640×480 images, and one simulated second of joint motion over HTTP against the same motion called
-directly (the seed's goals: at least 20× real time per core; HTTP adding at most 50 ms)."""
+directly (the seed's goals: at least 20× real time per core; HTTP adding at most 50 ms); and the in-flight
+scenario of scripted agents (:mod:`.bench_flight`)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import statistics
 import time
 from typing import Any
 
+from actloop.suites.lab.bench_flight import in_flight
 from actloop.suites.lab.env import LabEnv
 from actloop.suites.lab.experiments import experiment_keys
 from actloop.suites.lab.rig import HOME_Q
@@ -36,7 +38,8 @@ def simulated_speed(experiment: str, seconds: float = 30.0) -> float:
     return speed
 
 
-def run_benchmarks(repeats: int = 5) -> dict[str, Any]:
+def run_benchmarks(repeats: int = 5, agents: int = 0, think_s: float = 5.0) -> dict[str, Any]:
+    """The figures; with ``agents``, the in-flight scenario too (:mod:`.bench_flight`)."""
     speeds = {key: round(simulated_speed(key), 1) for key in experiment_keys()}
     env = LabEnv(EXPERIMENT, 1, render=False)
     direct_ms = []
@@ -60,7 +63,9 @@ def run_benchmarks(repeats: int = 5) -> dict[str, Any]:
             http_ms.append(1000 * (time.perf_counter() - start))
             lab.move_joints(_sweep(False))
         lab.close()
+    flight = {"in_flight": in_flight(agents, think_s)} if agents > 0 else {}
     return {
+        **flight,
         "simulated_seconds_per_wall_second_no_render": speeds,
         "observe_three_640x480_over_http_ms": round(statistics.median(observe_ms), 1),
         "move_joints_one_simulated_second_over_http_ms": round(statistics.median(http_ms), 1),

@@ -142,8 +142,11 @@ class Lab(Suite):
 
     def bench(self, options: BenchOptions) -> dict[str, Any]:
         from actloop.suites.lab.bench import run_benchmarks
+        from actloop.suites.lab.bench_flight import AGENTS, THINK_S
 
-        return run_benchmarks(repeats=max(1, options.repeats))
+        agents = AGENTS if options.in_flight is None else options.in_flight
+        think_s = THINK_S if options.latency_s is None else options.latency_s
+        return run_benchmarks(max(1, options.repeats), agents, think_s)
 
     step_report: ClassVar[bool] = False
     """A lab episode is programs run on a bench, reported in the lab's own tables, charts and viewer."""

@@ -25,11 +25,12 @@ import mujoco
 import numpy as np
 
 from actloop.core.suite import BenchOptions
+from actloop.runs.flight import scoped_environment
 from actloop.runtime.make import Isolation
 from actloop.sim import camera as cam
 from actloop.sim.render import DEFAULT_HEIGHT, DEFAULT_WIDTH, PNG_ZLIB_LEVEL, Renderer, encode_png
 from actloop.sim.scene import OBSERVER_CAMERA
-from actloop.suites.vabench.bench_flight import in_flight, scoped_environment
+from actloop.suites.vabench.bench_flight import in_flight
 from actloop.suites.vabench.env import SpatialEnv
 from actloop.suites.vabench.protocol.decisions import CameraAction, MoveWorld, RotateLocal, Translation
 from actloop.suites.vabench.seeds import load_manifest
@@ -58,8 +59,9 @@ def run_benchmarks(options: BenchOptions) -> dict[str, Any]:
     results: dict[str, Any] = {"cpu_count": os.cpu_count(), "mujoco_version": mujoco.__version__}
     results["steps"] = step_figures(max(1, options.repeats))
     results["harness_overhead_per_turn_ms"] = _harness_overhead_ms(load_manifest(TASK).seed_list()[0])
-    if options.in_flight > 0:
-        results["in_flight"] = in_flight(options.in_flight, options.latency_s)
+    episodes = 100 if options.in_flight is None else options.in_flight
+    if episodes > 0:
+        results["in_flight"] = in_flight(episodes, 2.0 if options.latency_s is None else options.latency_s)
     if options.suite_seeds > 0:
         results["baseline_suite"] = suite_throughput(options.suite_seeds)
     return results
