@@ -201,6 +201,7 @@ def evaluate(plan: RunPlan, log: Log = lambda line: None, progress_every_s: floa
                     max_in_flight=plan.max_in_flight,
                     env_timeout=plan.env_timeout,
                     env_factory=plan.env_factory,
+                    prices=harness.prices_per_mtok,
                 )
                 stopped = next((r for r in ran if r.error_kind == "configuration"), None)
                 if stopped is not None:

@@ -18,6 +18,8 @@ from actloop.suites.lab.coding_agents import CLAUDE_CODE, CODEX
 from coding_agent_servers import (
     EXPERIMENT,
     KEY,
+    USAGE_IN,
+    USAGE_OUT,
     ScriptedServer,
     anthropic,
     claude_turns,
@@ -85,12 +87,16 @@ def test_claude_code_plays_through_the_harness_a_finished_run_is_not_played_agai
     assert [{k: r[k] for k in same} for r in rows] == [{k: r[k] for k in same} for r in remote]
 
 
-def test_codex_plays_through_the_harness(tmp_path: Path) -> None:
+def test_codex_plays_through_the_harness_priced_by_its_tokens(tmp_path: Path) -> None:
+    """Codex's transcript states no cost: the run's prices give it."""
     ready(CODEX)
     with responses(codex_turns(), key=KEY) as server:
+        prices = ("--price-in", "2", "--price-out", "8")
+        key_env = ("OPENAI_API_KEY", KEY)
         code, said, rows = actloop_run(
-            tmp_path, "codex", "openai/gpt-scripted", server.origin, ("OPENAI_API_KEY", KEY)
+            tmp_path, "codex", "openai/gpt-scripted", server.origin, key_env, *prices
         )
+        asked = len(server.script.requests)
     assert code == 0, said
     (row,) = rows
     assert (
@@ -98,6 +104,7 @@ def test_codex_plays_through_the_harness(tmp_path: Path) -> None:
         and row["model"] == "codex:openai/gpt-scripted"
         and row["agent_version"] == CODEX.version
     )
+    assert row["tokens"]["cost_usd"] == round(asked * (USAGE_IN * 2 + USAGE_OUT * 8) / 1e6, 6)
 
 
 def test_a_refused_key_stops_the_run_with_a_row_and_the_rerun_plays_it_again(tmp_path: Path) -> None:

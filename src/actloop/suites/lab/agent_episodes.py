@@ -23,6 +23,7 @@ from typing import Any
 
 from actloop.agent.solver import EPISODES_DIR, EpisodeSpec
 from actloop.agent.task import env_call_timeout
+from actloop.agent.usage import TokenCount
 from actloop.core.result import ResultRow
 from actloop.core.suite import get_suite
 from actloop.records.recorder import EpisodeRecorder, fresh_dir
@@ -62,9 +63,11 @@ def run_agent_episodes(
     max_in_flight: int | None = None,
     env_timeout: float | None = None,
     env_factory: str | None = None,
+    prices: tuple[float, float] | None = None,
 ) -> list[ResultRow]:
     """Run ``episodes`` ``(task, seed, run)`` with the coding agent of ``condition``; the rows of those that
-    ran, in input order (a configuration failure leaves the rest unstarted)."""
+    ran, in input order (a configuration failure leaves the rest unstarted). ``prices`` (USD per million
+    input and output tokens) give the cost where the agent's transcript states none."""
     suite = get_suite("lab")
     timeout = env_call_timeout("lab", env_timeout)
     at_once = max_in_flight or workers
@@ -82,6 +85,7 @@ def run_agent_episodes(
                 timeout,
                 pool.name if pool else None,
                 stop,
+                prices,
             )
             for task, seed, run in episodes
         ]
@@ -98,6 +102,7 @@ def _play(
     timeout: float,
     pool: str | None,
     stop: threading.Event,
+    prices: tuple[float, float] | None,
 ) -> ResultRow | None:
     """One episode, always leaving its record and row (None: not started, a configuration failure
     stopped the run)."""
@@ -118,7 +123,7 @@ def _play(
         action = {"agent": {"agent": condition.agent, "model": condition.model, "api": condition.api,
                             "reasoning": condition.reasoning}}  # fmt: skip
         transition: LabTransition = env.step(action)
-        row = _row(spec, condition, transition, recorder, out_dir, started)
+        row = _row(spec, condition, transition, recorder, out_dir, started, prices)
     except Exception as exc:
         details = {"traceback": "".join(traceback.format_exception(exc))}
         row = _failed(spec, condition, recorder, out_dir, started, f"{type(exc).__name__}: {exc}")
@@ -139,6 +144,7 @@ def _row(
     recorder: EpisodeRecorder,
     out_dir: Path,
     started: float,
+    prices: tuple[float, float] | None,
 ) -> ResultRow:
     report, verdict = transition.result.agent, transition.verdict
     if report is None or verdict is None:
@@ -148,12 +154,12 @@ def _row(
     keep_verdict(recorder.directory, verdict)
     recorder.event("tool_result", {"agent": report.row, "ended": transition.result.ended})
     usage = report.row["agent_usage"]
-    tokens = {
-        "input_tokens": usage["input_tokens"],
-        "output_tokens": usage["output_tokens"],
-        "total_tokens": usage["input_tokens"] + usage["output_tokens"],
-        "cost_usd": usage["cost_usd"],
-    }
+    count = TokenCount(usage["input_tokens"], usage["output_tokens"])
+    tokens = (
+        count.summary(prices)
+        if usage["cost_usd"] is None
+        else {**count.summary(None), "cost_usd": usage["cost_usd"]}
+    )
     success = bool(verdict.fields.get("success"))
     scores = {**{k: v for k, v in verdict.fields.items() if k != "success"},
               "sim_time_s": round(verdict.sim_time_s, 3), **report.row}  # fmt: skip
