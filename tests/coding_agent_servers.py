@@ -17,8 +17,8 @@ import json
 import os
 import shutil
 import threading
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -28,6 +28,7 @@ import pytest
 from actloop.suites.lab.coding_agents import AgentSetupError, NpmAgent
 from actloop.suites.lab.reference_model import workspace_program
 from actloop.suites.lab.sandbox import agent_python_dir
+from loopback import served
 
 USAGE_IN, USAGE_OUT = 1000, 50
 
@@ -206,26 +207,14 @@ class _Responses(_Handler):
         self._events(events)
 
 
-@contextmanager
-def serving(handler: type[_Handler], turns: Sequence[Turn], key: str | None) -> Iterator[ScriptedServer]:
-    server = ScriptedServer(handler, turns, key)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield server
-    finally:
-        server.shutdown()
-        server.server_close()
+def anthropic(turns: Sequence[Turn], key: str | None = None) -> AbstractContextManager[ScriptedServer]:
+    """The scripted Anthropic Messages API, served for a ``with`` block."""
+    return served(ScriptedServer(_Anthropic, turns, key))
 
 
-def anthropic(turns: Sequence[Turn], key: str | None = None) -> Iterator[ScriptedServer]:
-    """The scripted Anthropic Messages API (a context manager)."""
-    return serving(_Anthropic, turns, key)
-
-
-def responses(turns: Sequence[Turn], key: str | None = None) -> Iterator[ScriptedServer]:
-    """The scripted OpenAI Responses API (a context manager)."""
-    return serving(_Responses, turns, key)
+def responses(turns: Sequence[Turn], key: str | None = None) -> AbstractContextManager[ScriptedServer]:
+    """The scripted OpenAI Responses API, served for a ``with`` block."""
+    return served(ScriptedServer(_Responses, turns, key))
 
 
 EXPERIMENT = "air_track_collision"

@@ -235,7 +235,10 @@ def _check_players(plan: RunPlan, conditions: list[Condition], players: dict[str
     program is installed now, once, before episodes start in parallel (a failure is left to the episodes,
     whose rows then say why)."""
     from actloop.suites.lab.coding_agents import AgentSetupError, coding_agent
+    from actloop.suites.lab.sandbox import Sandbox
 
+    if players:
+        Sandbox(plan.out).isolation  # noqa: B018  (refuses without bubblewrap: agents run sandboxed only)
     for name in dict.fromkeys(c.model for c in conditions):
         player = players.get(name)
         if player is None:

@@ -10,9 +10,7 @@ import json
 import os
 import shutil
 import socket
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -23,6 +21,7 @@ import pytest
 from actloop.suites.lab import sandbox_namespaces
 from actloop.suites.lab.api_relay import API_PORT, relaying, usage_of
 from actloop.suites.lab.sandbox import Sandbox, agent_python_dir
+from loopback import served
 
 ANTHROPIC_STREAM = (
     b'event: message_start\ndata: {"type":"message_start","message":{"usage":{"input_tokens":120,'
@@ -79,17 +78,11 @@ class _Upstream(BaseHTTPRequestHandler):
         pass
 
 
-@contextmanager
-def upstream() -> Iterator[ThreadingHTTPServer]:
+def upstream() -> AbstractContextManager[ThreadingHTTPServer]:
+    """The scripted model API, served for a ``with`` block."""
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Upstream)
     server.seen = []  # type: ignore[attr-defined]
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield server
-    finally:
-        server.shutdown()
-        server.server_close()
+    return served(server)
 
 
 def origin(server: ThreadingHTTPServer) -> str:

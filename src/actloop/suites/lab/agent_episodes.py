@@ -126,7 +126,8 @@ def _play(
         row = _row(spec, condition, transition, recorder, out_dir, started, prices)
     except Exception as exc:
         details = {"traceback": "".join(traceback.format_exception(exc))}
-        row = _failed(spec, condition, recorder, out_dir, started, f"{type(exc).__name__}: {exc}")
+        error = f"{type(exc).__name__}: {exc}"
+        row = _episode_row(spec, condition, recorder, out_dir, started, stop_reason="error", error=error)
     finally:
         if env is not None:
             env.close()
@@ -163,29 +164,27 @@ def _row(
     success = bool(verdict.fields.get("success"))
     scores = {**{k: v for k, v in verdict.fields.items() if k != "success"},
               "sim_time_s": round(verdict.sim_time_s, 3), **report.row}  # fmt: skip
-    return ResultRow(
-        suite="lab",
-        task=spec.task,
-        seed=spec.seed,
-        run=spec.run,
-        model=condition.label,
-        protocol=spec.protocol,
+    return _episode_row(
+        spec,
+        condition,
+        recorder,
+        out_dir,
+        started,
         success=success,
         steps=int(report.row["programs"]),
         stop_reason="success" if success else "infra_error" if report.error else "stop",
-        record_dir=str(recorder.directory.relative_to(out_dir)),
         tokens=tokens,
-        duration_s=round(time.monotonic() - started, 3),
         error=report.error or None,
         error_kind="configuration" if report.error else None,
         scores=scores,
     )
 
 
-def _failed(
+def _episode_row(
     spec: EpisodeSpec, condition: AgentCondition, recorder: EpisodeRecorder, out_dir: Path, started: float,
-    error: str,
+    **outcome: Any,
 ) -> ResultRow:  # fmt: skip
+    """The row of an episode that ``outcome`` ended (the fields of :class:`ResultRow` it sets)."""
     return ResultRow(
         suite="lab",
         task=spec.task,
@@ -193,8 +192,7 @@ def _failed(
         run=spec.run,
         model=condition.label,
         protocol=spec.protocol,
-        stop_reason="error",
         record_dir=str(recorder.directory.relative_to(out_dir)),
         duration_s=round(time.monotonic() - started, 3),
-        error=error,
+        **outcome,
     )

@@ -240,7 +240,7 @@ def coding_agent_command(args: argparse.Namespace) -> int:
     from actloop.suites.lab.agent_run import AgentRun, play, run_row
     from actloop.suites.lab.coding_agents import coding_agent
     from actloop.suites.lab.episode import served_episode
-    from actloop.suites.lab.sandbox import LIMIT_OPTIONS, Limits, ensure_agent_python
+    from actloop.suites.lab.sandbox import LIMIT_OPTIONS, Limits, Sandbox, ensure_agent_python
 
     if args.agent_command:
         raise ConfigError("give either --agent or a command after --, not both")
@@ -248,6 +248,7 @@ def coding_agent_command(args: argparse.Namespace) -> int:
         raise ConfigError("--agent needs --model PROVIDER/NAME")
     agent = coding_agent(args.agent)
     agent.check_model(args.model)  # a configuration error stops before anything is served
+    Sandbox(args.workspace).isolation  # noqa: B018  (refuses without bubblewrap: agents run sandboxed only)
     ensure_agent_python()
     limits = Limits(**{name: getattr(args, name) for name in LIMIT_OPTIONS})
     out = _out(args)
