@@ -15,9 +15,10 @@ from __future__ import annotations
 import base64
 import json
 import os
+import re
 import shutil
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -41,7 +42,9 @@ class Call:
     input: dict[str, Any]
 
 
-Turn = list[Call] | str
+Reply = list[Call] | str
+Turn = Reply | Callable[[dict[str, Any]], Reply]
+"""A scripted turn: tool calls, a final text, or what to answer given the request's body."""
 
 
 @dataclass
@@ -51,13 +54,14 @@ class Script:
     lock: threading.Lock = field(default_factory=threading.Lock)
     used: int = 0
 
-    def next(self, path: str, body: dict[str, Any], headers: dict[str, str]) -> Turn:
+    def next(self, path: str, body: dict[str, Any], headers: dict[str, str]) -> Reply:
         with self.lock:
             self.requests.append((path, body, headers))
             if not body.get("tools") or self.used >= len(self.turns):
                 return "Done."
             self.used += 1
-            return self.turns[self.used - 1]
+            turn = self.turns[self.used - 1]
+        return turn(body) if callable(turn) else turn
 
 
 class ScriptedServer(ThreadingHTTPServer):
@@ -100,7 +104,7 @@ class _Handler(BaseHTTPRequestHandler):
     def _key(self) -> str | None:
         return self.headers.get("x-api-key") or self.headers.get("authorization")
 
-    def answer(self, turn: Turn, body: dict[str, Any]) -> None:
+    def answer(self, turn: Reply, body: dict[str, Any]) -> None:
         raise NotImplementedError
 
     def _json(self, status: int, payload: dict[str, Any]) -> None:
@@ -127,7 +131,7 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 class _Anthropic(_Handler):
-    def answer(self, turn: Turn, body: dict[str, Any]) -> None:
+    def answer(self, turn: Reply, body: dict[str, Any]) -> None:
         if self.path.startswith("/v1/messages/count_tokens"):
             self._json(200, {"input_tokens": USAGE_IN})
             return
@@ -174,7 +178,7 @@ class _Anthropic(_Handler):
 
 
 class _Responses(_Handler):
-    def answer(self, turn: Turn, body: dict[str, Any]) -> None:
+    def answer(self, turn: Reply, body: dict[str, Any]) -> None:
         if isinstance(turn, str):
             items: list[dict[str, Any]] = [{
                 "type": "message", "id": "msg_1", "role": "assistant", "status": "completed",
@@ -237,26 +241,35 @@ def ready(agent: NpmAgent) -> None:
         pytest.skip(f"not here: {missing}")
 
 
-def claude_turns() -> list[Turn]:
+def claude_turns(experiment: str = EXPERIMENT) -> list[Turn]:
     """Write the reference program with the Write tool, run it with Bash, stop."""
     return [
-        [Call("Write", {"file_path": "/workspace/solve.py", "content": workspace_program(EXPERIMENT)})],
+        [Call("Write", {"file_path": "/workspace/solve.py", "content": workspace_program(experiment)})],
         [Call("Bash", {"command": "python solve.py", "description": "run the solver", "timeout": 600000})],
         "Submitted.",
     ]
 
 
-def codex_turns() -> list[Turn]:
-    """The reference program in base64 pieces (one command's arguments hold at most 128 KiB), decoded, run."""
-    data = base64.b64encode(workspace_program(EXPERIMENT).encode()).decode()
+def codex_turns(experiment: str = EXPERIMENT) -> list[Turn]:
+    """The reference program in base64 pieces (one command's arguments hold at most 128 KiB), decoded and
+    run; while it runs past a command's 30 s, its session is polled until it ends."""
+    data = base64.b64encode(workspace_program(experiment).encode()).decode()
     pieces = [data[i : i + 60000] for i in range(0, len(data), 60000)]
+    run = "base64 -d solve.b64 > solve.py && python solve.py"
     return [
         *([Call("exec_command", {"cmd": f"printf %s '{piece}' >> solve.b64"})] for piece in pieces),
-        [
-            Call(
-                "exec_command",
-                {"cmd": "base64 -d solve.b64 > solve.py && python solve.py", "yield_time_ms": 600000},
-            )
-        ],
-        "Submitted.",
+        [Call("exec_command", {"cmd": run, "yield_time_ms": 30000})],
+        *([until_exited] * 20),
     ]
+
+
+RUNNING = re.compile(r"Process running with session ID (\d+)")
+
+
+def until_exited(body: dict[str, Any]) -> Reply:
+    """Poll the command still running (its session named in the last tool output), else stop."""
+    outputs = [item for item in body.get("input", []) if item.get("type") == "function_call_output"]
+    running = RUNNING.search(str(outputs[-1].get("output", ""))) if outputs else None
+    if running is None:
+        return "Submitted."
+    return [Call("write_stdin", {"session_id": int(running.group(1)), "chars": "", "yield_time_ms": 300000})]
