@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import socketserver
 from collections.abc import Callable, Iterator
+from functools import partialmethod
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +16,16 @@ from actloop.suites.vabench.env import SpatialEnv
 
 TASK = "grasp_single_cube"
 SEED = 1000
+
+
+@pytest.fixture(scope="session", autouse=True)
+def servers_stop_promptly() -> Iterator[None]:
+    """Every server a test runs (a served bench, the annotation server, a fake provider) checks for its
+    shutdown every 20 ms rather than every half second, so it stops as soon as the test is done with it."""
+    with pytest.MonkeyPatch.context() as patch:
+        serve_forever = partialmethod(socketserver.BaseServer.serve_forever, poll_interval=0.02)
+        patch.setattr(socketserver.BaseServer, "serve_forever", serve_forever)
+        yield
 
 
 @pytest.fixture

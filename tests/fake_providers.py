@@ -2,9 +2,9 @@
 
 Routes: ``POST /v1/chat/completions`` (OpenAI Chat Completions), ``POST /v1/responses`` (OpenAI
 Responses) and ``POST /v1/messages`` (Anthropic Messages). Each request consumes the next script entry:
-a string is answered as the assistant's text; an int is answered as that HTTP error status. Once the
-script is used up, an optional ``responder`` chooses the entry from the request's path and body. Requests
-are recorded. Only ever bound to 127.0.0.1.
+a string is answered as the assistant's text; an int is answered as that HTTP error status, with a
+``retry-after-ms`` of 1 ms. Once the script is used up, an optional ``responder`` chooses the entry from
+the request's path and body. Requests are recorded. Only ever bound to 127.0.0.1.
 """
 
 from __future__ import annotations
@@ -120,7 +120,8 @@ class _Handler(BaseHTTPRequestHandler):
         if isinstance(entry, int):
             kind = "rate_limit_error" if entry == 429 else "api_error"
             error = {"type": "error", "error": {"type": kind, "message": f"scripted {entry}"}}
-            self._send(entry, error, {"retry-after": "0"} if entry == 429 else {})
+            retry = {"retry-after-ms": "1", **({"retry-after": "0"} if entry == 429 else {})}
+            self._send(entry, error, retry)  # the SDKs retry at once rather than after their backoff
             return
         if body.get("stream") and self.path == "/v1/messages":
             self._stream_anthropic(entry, str(body.get("model", "")))

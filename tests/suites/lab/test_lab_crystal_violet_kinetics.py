@@ -5,6 +5,7 @@ spectro_scaffold: a vial tipped by setting its pose, the logger's rows cited).""
 
 from __future__ import annotations
 
+import copy
 import math
 from collections.abc import Iterator
 
@@ -30,10 +31,16 @@ RUN = 32.0
 """Each run logs a little over the 30 s L4 asks for."""
 
 
-@pytest.fixture
-def env() -> Iterator[LabEnv]:
+def open_bench() -> LabEnv:
+    """Seed 1, the meter set to :data:`NM`."""
     bench = LabEnv("crystal_violet_kinetics", 1, render=False)
     bench.platform.meter.set_wavelength(NM)  # type: ignore[attr-defined]
+    return bench
+
+
+@pytest.fixture
+def env() -> Iterator[LabEnv]:
+    bench = open_bench()
     yield bench
     bench.close()
 
@@ -74,14 +81,33 @@ def two_runs(env: LabEnv) -> tuple[list[Citation], float]:
     return fast + slow, (k_fast - k_slow) / (hydroxide_after_mixing(4) - hydroxide_after_mixing(1))
 
 
+Ran = tuple[LabEnv, list[Citation], float]
+
+
+@pytest.fixture(scope="module")
+def both_runs() -> Iterator[Ran]:
+    """The two runs done once (:func:`two_runs`): the bench, the citations and the k2 they give."""
+    bench = open_bench()
+    yield bench, *two_runs(bench)
+    bench.close()
+
+
+@pytest.fixture
+def ran(both_runs: Ran) -> Iterator[Ran]:
+    """The test's own copy of the two runs, to go on from."""
+    own = copy.deepcopy(both_runs)
+    yield own
+    own[0].close()
+
+
 def submit(env: LabEnv, citations: list[Citation], k2: float) -> None:
     watcher(env).acted = True  # the robot would have poured
     restore(env)
     env.submit({"k2": k2}, citations)
 
 
-def test_two_runs_at_different_hydroxide_give_k2_with_every_milestone(env: LabEnv) -> None:
-    citations, k2 = two_runs(env)
+def test_two_runs_at_different_hydroxide_give_k2_with_every_milestone(ran: Ran) -> None:
+    env, citations, k2 = ran
     submit(env, citations, k2)
     score, verdicts = env.score()
     assert all(v.valid for v in verdicts)
@@ -146,8 +172,8 @@ def test_l4_asks_for_runs_of_half_a_minute_or_more(env: LabEnv) -> None:
     assert "at 1 hydroxide concentrations [0.01]" in score.milestones["L4"].evidence
 
 
-def test_an_unrestored_bench_fails_only_l6(env: LabEnv) -> None:
-    citations, k2 = two_runs(env)
+def test_an_unrestored_bench_fails_only_l6(ran: Ran) -> None:
+    env, citations, k2 = ran
     watcher(env).acted = True
     restore(env)
     hold_vial(env, 1, np.array([0.2, -0.05, 0.77]), np.eye(3), 0.5)  # an empty vial left on the bench
@@ -157,8 +183,8 @@ def test_an_unrestored_bench_fails_only_l6(env: LabEnv) -> None:
     assert "vial_1 is" in score.gates["restored"].evidence
 
 
-def test_a_fabricated_row_and_a_reading_with_the_cuvette_lifted_fail_their_gates(env: LabEnv) -> None:
-    citations, k2 = two_runs(env)
+def test_a_fabricated_row_and_a_reading_with_the_cuvette_lifted_fail_their_gates(ran: Ran) -> None:
+    env, citations, k2 = ran
     citations[5] = {**citations[5], "value": float(citations[5]["value"]) + 0.002}  # type: ignore[arg-type]
     put(env, 2, rack_slot(2))
     env.wait(0.5)
@@ -170,8 +196,8 @@ def test_a_fabricated_row_and_a_reading_with_the_cuvette_lifted_fail_their_gates
 
 
 @pytest.mark.parametrize(("factor", "succeeds"), [(0.9801, True), (1.0202, False)])
-def test_the_tolerance_is_two_percent(env: LabEnv, factor: float, succeeds: bool) -> None:
-    citations, _ = two_runs(env)
+def test_the_tolerance_is_two_percent(ran: Ran, factor: float, succeeds: bool) -> None:
+    env, citations, _ = ran
     submit(env, citations, env.instance.hidden["k2"] * factor)
     score, _ = env.score()
     assert score.errors["k2"] == pytest.approx(abs(factor - 1) / 0.02, rel=1e-6)

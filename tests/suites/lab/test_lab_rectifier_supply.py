@@ -9,6 +9,7 @@ them with the arm; the keys and rocker are tested with the black-box resistor).
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import math
 from collections.abc import Iterator
@@ -114,6 +115,25 @@ def right_module(env: LabEnv) -> str:
     return next(m for m in MODULES if wires.ripple(f"filter_{m}", load) <= limit)
 
 
+Measured = tuple[LabEnv, dict[str, float], list[Citation]]
+
+
+@pytest.fixture(scope="module")
+def measurement() -> Iterator[Measured]:
+    """Every module logged once (:func:`measure`): the bench, the R_min fitted and the citations."""
+    bench = LabEnv("rectifier_supply", SEED, render=False)
+    yield bench, *measure(bench)
+    bench.close()
+
+
+@pytest.fixture
+def measured(measurement: Measured) -> Iterator[Measured]:
+    """The test's own copy of the measurement, to go on from."""
+    own = copy.deepcopy(measurement)
+    yield own
+    own[0].close()
+
+
 def finish(env: LabEnv, module: str) -> list[Citation]:
     r_min, citations = measure(env)
     citations += build_final(env, module)
@@ -141,8 +161,8 @@ def test_the_next_larger_module_with_margin_to_spare_is_a_wrong_final_supply(env
     assert score.gates["restored"].passed  # what is wrong is the configuration, not the bench
 
 
-def test_a_supply_switched_off_at_submission_runs_no_final_supply(env: LabEnv) -> None:
-    r_min, citations = measure(env)
+def test_a_supply_switched_off_at_submission_runs_no_final_supply(measured: Measured) -> None:
+    env, r_min, citations = measured
     citations += build_final(env, right_module(env))
     power(env, False)
     env.wait(0.5)
@@ -153,8 +173,8 @@ def test_a_supply_switched_off_at_submission_runs_no_final_supply(env: LabEnv) -
 
 
 @pytest.mark.parametrize(("factor", "succeeds"), [(1.0099, True), (0.9901, True), (1.0101, False)])
-def test_each_r_min_is_scored_within_one_percent(env: LabEnv, factor: float, succeeds: bool) -> None:
-    r_min, citations = measure(env)
+def test_each_r_min_is_scored_within_one_percent(measured: Measured, factor: float, succeeds: bool) -> None:
+    env, r_min, citations = measured
     citations += build_final(env, right_module(env))
     evaluator(env).acted = True
     truth = wiring(env.instance).r_min("filter_F2", env.instance.public["ripple_limit"])
@@ -164,8 +184,8 @@ def test_each_r_min_is_scored_within_one_percent(env: LabEnv, factor: float, suc
     assert score.success is succeeds
 
 
-def test_a_box_left_on_the_board_fails_only_l6(env: LabEnv) -> None:
-    r_min, citations = measure(env)
+def test_a_box_left_on_the_board_fails_only_l6(measured: Measured) -> None:
+    env, r_min, citations = measured
     citations += build_final(env, right_module(env))
     put_box(env, "load_68", 0.0, -0.12, SEAT_Z + BOX_HALF[2] + 0.0003)  # on the board, out of the sockets
     env.wait(0.3)
@@ -198,8 +218,8 @@ def test_rows_without_a_load_or_just_after_a_change_fail_the_conditions(env: Lab
     assert [v.valid for v in verdicts] == [False, False, True], [v.reason for v in verdicts]
 
 
-def test_two_modules_logged_do_not_meet_the_evidence_minimum(env: LabEnv) -> None:
-    r_min, citations = measure(env)
+def test_two_modules_logged_do_not_meet_the_evidence_minimum(measured: Measured) -> None:
+    env, r_min, citations = measured
     citations = [c for c in citations if not str(c["file"]).startswith("F1_")]
     citations += build_final(env, right_module(env))
     evaluator(env).acted = True
@@ -209,8 +229,8 @@ def test_two_modules_logged_do_not_meet_the_evidence_minimum(env: LabEnv) -> Non
     assert not score.milestones["L4"].passed
 
 
-def test_a_fabricated_row_fails_the_evidence_gate(env: LabEnv) -> None:
-    r_min, citations = measure(env)
+def test_a_fabricated_row_fails_the_evidence_gate(measured: Measured) -> None:
+    env, r_min, citations = measured
     citations += build_final(env, right_module(env))
     citations[2] = {**citations[2], "value": float(citations[2]["value"]) + 0.003}
     evaluator(env).acted = True

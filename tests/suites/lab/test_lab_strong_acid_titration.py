@@ -5,6 +5,7 @@ touched), the restored bench and the tolerance's edges (scaffolding in titration
 
 from __future__ import annotations
 
+import copy
 import math
 from collections.abc import Iterator
 
@@ -54,14 +55,33 @@ def titrate(env: LabEnv, stop_ml: float = 0.3, name: str = "titration.csv") -> t
     return [row for _, row in points], TITRANT_M * (jump - 0.5) * DROP_ML / env.instance.public["sample_ml"]
 
 
+Titrated = tuple[LabEnv, list[Row], float]
+
+
+@pytest.fixture(scope="module")
+def titration() -> Iterator[Titrated]:
+    """Seed 1 titrated once (:func:`titrate`): the bench, the drip's rows and the acid they give."""
+    bench = LabEnv("strong_acid_titration", 1, render=False)
+    yield bench, *titrate(bench)
+    bench.close()
+
+
+@pytest.fixture
+def titrated(titration: Titrated) -> Iterator[Titrated]:
+    """The test's own copy of the titration, to go on from."""
+    own = copy.deepcopy(titration)
+    yield own
+    own[0].close()
+
+
 def submit(env: LabEnv, citations: list[Citation], c: float) -> None:
     env.evaluator.acted = True  # type: ignore[attr-defined]  # the robot would have done all this
     restore(env)
     env.submit({"c_HCl": c}, citations)
 
 
-def test_a_drip_across_the_equivalence_point_gives_the_acid_with_every_milestone(env: LabEnv) -> None:
-    rows, c = titrate(env)
+def test_a_drip_across_the_equivalence_point_gives_the_acid_with_every_milestone(titrated: Titrated) -> None:
+    env, rows, c = titrated
     submit(env, [cite("titration.csv", r) for r in rows], c)
     score, verdicts = env.score()
     assert all(v.valid for v in verdicts)
@@ -90,8 +110,8 @@ def test_the_samples_own_ph_misses_the_acid_by_the_electrodes_error(env: LabEnv)
     assert not score.milestones["L4"].passed
 
 
-def test_l4_asks_for_readings_on_both_sides_of_the_equivalence_point(env: LabEnv) -> None:
-    rows, c = titrate(env)
+def test_l4_asks_for_readings_on_both_sides_of_the_equivalence_point(titrated: Titrated) -> None:
+    env, rows, c = titrated
     before = [r for r in rows if r.drops * DROP_ML < equivalence_ml(env.instance)]
     submit(env, [cite("titration.csv", r) for r in before], c)
     score, _ = env.score()
@@ -99,8 +119,8 @@ def test_l4_asks_for_readings_on_both_sides_of_the_equivalence_point(env: LabEnv
     assert not score.milestones["L4"].passed and not score.success
 
 
-def test_an_unrestored_bench_fails_only_l6(env: LabEnv) -> None:
-    rows, c = titrate(env)
+def test_an_unrestored_bench_fails_only_l6(titrated: Titrated) -> None:
+    env, rows, c = titrated
     env.evaluator.acted = True  # type: ignore[attr-defined]
     restore(env)
     turn(env, 0.1)  # the stopcock left a little open: it barely drips, but it is open
@@ -110,8 +130,10 @@ def test_an_unrestored_bench_fails_only_l6(env: LabEnv) -> None:
     assert "stopcock is open" in score.gates["restored"].evidence
 
 
-def test_a_fabricated_row_and_readings_out_of_the_sample_or_touched_fail_their_gates(env: LabEnv) -> None:
-    rows, c = titrate(env)
+def test_a_fabricated_row_and_readings_out_of_the_sample_or_touched_fail_their_gates(
+    titrated: Titrated,
+) -> None:
+    env, rows, c = titrated
     citations = [cite("titration.csv", r) for r in rows]
     citations[3] = cite("titration.csv", rows[3], rows[3].ph + 0.01)
     store(env)
@@ -139,8 +161,8 @@ def test_a_reading_with_the_electrode_held_by_the_robot_is_not_in_a_sample(env: 
 
 
 @pytest.mark.parametrize(("factor", "succeeds"), [(0.99501, True), (1.00499, True), (1.00502, False)])
-def test_the_tolerance_is_half_a_percent(env: LabEnv, factor: float, succeeds: bool) -> None:
-    rows, _ = titrate(env)
+def test_the_tolerance_is_half_a_percent(titrated: Titrated, factor: float, succeeds: bool) -> None:
+    env, rows, _ = titrated
     submit(env, [cite("titration.csv", r) for r in rows], env.instance.hidden["c_HCl"] * factor)
     score, _ = env.score()
     assert score.errors["c_HCl"] == pytest.approx(abs(factor - 1) / 0.005, rel=1e-6)

@@ -8,6 +8,7 @@ served with the readability a close wrist camera has (the readability geometry i
 
 from __future__ import annotations
 
+import copy
 import math
 from collections.abc import Iterator
 
@@ -92,6 +93,25 @@ def measure(env: LabEnv, setpoints: tuple[float, ...] = (30.0, 45.0, 60.0)) -> l
     return citations
 
 
+Measured = tuple[LabEnv, list[dict[str, object]]]
+
+
+@pytest.fixture(scope="module")
+def measurement() -> Iterator[Measured]:
+    """Seed 3 measured once at the three default setpoints (:func:`measure`): the bench and the readings."""
+    bench = LabEnv("thermistor_b", 3, render=False)
+    yield bench, measure(bench)
+    bench.close()
+
+
+@pytest.fixture
+def measured(measurement: Measured) -> Iterator[Measured]:
+    """The test's own copy of the measurement, to go on from."""
+    own = copy.deepcopy(measurement)
+    yield own
+    own[0].close()
+
+
 def fit(citations: list[dict[str, object]]) -> dict[str, float]:
     pairs = zip(citations[::2], citations[1::2], strict=True)
     b, r25, _ = fit_thermistor([(float(t["value"]), 1000 * float(r["value"])) for t, r in pairs])  # type: ignore[arg-type]
@@ -155,8 +175,8 @@ def test_the_ohmmeter_reads_the_b_law_at_the_bead_plus_the_leads(env: LabEnv) ->
     )
 
 
-def test_an_unrestored_bench_fails_only_l6(env: LabEnv) -> None:
-    citations = measure(env)
+def test_an_unrestored_bench_fails_only_l6(measured: Measured) -> None:
+    env, citations = measured
     watcher(env).acted = True
     env.submit(fit(citations), citations)  # the heater is on and the probe in the block
     score, _ = env.score()
@@ -165,8 +185,8 @@ def test_an_unrestored_bench_fails_only_l6(env: LabEnv) -> None:
     assert "not in its holder" in score.gates["restored"].evidence
 
 
-def test_a_fabricated_reading_fails_the_evidence_gate(env: LabEnv) -> None:
-    citations = measure(env)
+def test_a_fabricated_reading_fails_the_evidence_gate(measured: Measured) -> None:
+    env, citations = measured
     citations[3] = {**citations[3], "value": float(citations[3]["value"]) * 1.01}  # type: ignore[arg-type]
     restore(env)
     env.submit(env.evaluator.targets(), citations)
@@ -175,8 +195,8 @@ def test_a_fabricated_reading_fails_the_evidence_gate(env: LabEnv) -> None:
     assert "5 of 6 citations match" in score.gates["evidence"].evidence
 
 
-def test_a_reading_with_the_probe_out_of_the_well_fails_the_condition_gate(env: LabEnv) -> None:
-    citations = measure(env)
+def test_a_reading_with_the_probe_out_of_the_well_fails_the_condition_gate(measured: Measured) -> None:
+    env, citations = measured
     put_probe(env, HOLDER, HOLDER_HALF[2])
     env.wait(2.0)
     citations += cite(env, close_up(env))
@@ -186,8 +206,8 @@ def test_a_reading_with_the_probe_out_of_the_well_fails_the_condition_gate(env: 
     assert not score.gates["conditions"].passed and "did not hold" in verdicts[-1].reason
 
 
-def test_a_reading_while_the_block_still_heats_fails_the_condition_gate(env: LabEnv) -> None:
-    citations = measure(env)
+def test_a_reading_while_the_block_still_heats_fails_the_condition_gate(measured: Measured) -> None:
+    env, citations = measured
     bench(env).setpoint = 70.0
     env.wait(20.0)
     heating = cite(env, close_up(env))
@@ -219,8 +239,10 @@ def test_settled_means_both_temperatures_within_the_bound_over_ten_seconds(
 
 
 @pytest.mark.parametrize(("factor", "succeeds"), [(1.00299, True), (1.00302, False)])
-def test_the_tolerance_is_three_tenths_of_a_percent(env: LabEnv, factor: float, succeeds: bool) -> None:
-    citations = measure(env)
+def test_the_tolerance_is_three_tenths_of_a_percent(
+    measured: Measured, factor: float, succeeds: bool
+) -> None:
+    env, citations = measured
     watcher(env).acted = True
     restore(env)
     targets = env.evaluator.targets()

@@ -5,6 +5,7 @@ the tolerances' edges (scaffolding in titration_scaffold)."""
 
 from __future__ import annotations
 
+import copy
 import math
 from collections.abc import Iterator
 
@@ -64,14 +65,34 @@ def titrate(env: LabEnv, name: str = "titration.csv") -> tuple[list[Row], list[R
     return region, [row for _, row in points], {"c_HA": c, "pKa": sum(pkas) / len(pkas)}
 
 
+Titrated = tuple[LabEnv, list[Row], list[Row], dict[str, float]]
+
+
+@pytest.fixture(scope="module")
+def titration() -> Iterator[Titrated]:
+    """Seed 1 titrated once (:func:`titrate`): the bench, the buffer region's rows, the drip's rows and the
+    answer they give."""
+    bench = open_env(1)
+    yield bench, *titrate(bench)
+    bench.close()
+
+
+@pytest.fixture
+def titrated(titration: Titrated) -> Iterator[Titrated]:
+    """The test's own copy of the titration, to go on from."""
+    own = copy.deepcopy(titration)
+    yield own
+    own[0].close()
+
+
 def submit(env: LabEnv, citations: list[Citation], answer: dict[str, float]) -> None:
     env.evaluator.acted = True  # type: ignore[attr-defined]  # the robot would have done all this
     restore(env)
     env.submit(answer, citations)
 
 
-def test_the_buffer_region_and_a_drip_across_the_equivalence_point_give_c_and_pka(env: LabEnv) -> None:
-    region, drip, answer = titrate(env)
+def test_the_buffer_region_and_a_drip_across_the_equivalence_point_give_c_and_pka(titrated: Titrated) -> None:
+    env, region, drip, answer = titrated
     submit(env, [cite("titration.csv", r) for r in region + drip], answer)
     score, verdicts = env.score()
     assert all(v.valid for v in verdicts)
@@ -90,8 +111,8 @@ def test_the_ph_at_half_neutralisation_misses_a_dilute_acids_pka() -> None:
     env.close()
 
 
-def test_l4_needs_a_reading_in_the_buffer_region(env: LabEnv) -> None:
-    _, drip, answer = titrate(env)
+def test_l4_needs_a_reading_in_the_buffer_region(titrated: Titrated) -> None:
+    env, _, drip, answer = titrated
     submit(env, [cite("titration.csv", r) for r in drip], answer)
     score, _ = env.score()
     assert score.gates["evidence"].passed and not score.milestones["L4"].passed and not score.success
@@ -119,8 +140,8 @@ def test_the_benchs_ph_satisfies_the_weak_acids_charge_balance(env: LabEnv) -> N
 
 
 @pytest.mark.parametrize(("offset", "succeeds"), [(0.0299, True), (-0.0301, False)])
-def test_the_pka_is_scored_within_three_hundredths(env: LabEnv, offset: float, succeeds: bool) -> None:
-    region, drip, _ = titrate(env)
+def test_the_pka_is_scored_within_three_hundredths(titrated: Titrated, offset: float, succeeds: bool) -> None:
+    env, region, drip, _ = titrated
     truth = {"c_HA": env.instance.hidden["c_HA"], "pKa": env.instance.hidden["pKa"] + offset}
     submit(env, [cite("titration.csv", r) for r in region + drip], truth)
     score, _ = env.score()
@@ -128,8 +149,8 @@ def test_the_pka_is_scored_within_three_hundredths(env: LabEnv, offset: float, s
     assert score.success is succeeds
 
 
-def test_the_concentration_is_scored_within_one_percent(env: LabEnv) -> None:
-    region, drip, _ = titrate(env)
+def test_the_concentration_is_scored_within_one_percent(titrated: Titrated) -> None:
+    env, region, drip, _ = titrated
     truth = {"c_HA": env.instance.hidden["c_HA"] * 1.0099, "pKa": env.instance.hidden["pKa"]}
     submit(env, [cite("titration.csv", r) for r in region + drip], truth)
     score, _ = env.score()

@@ -1,5 +1,6 @@
-"""Checks every registered vabench family must pass: determinism, manifests, expert success, the
-reset state and the layout ranges (the seed's tables 22-24), the last two driven by ``FAMILIES``."""
+"""Checks every registered vabench family must pass: determinism, manifests, expert success (under both
+verdicts), the reset state and the layout ranges (the seed's tables 22-24), the last two driven by
+``FAMILIES``."""
 
 from __future__ import annotations
 
@@ -266,12 +267,17 @@ def test_manifest_holds_20_seeds_a_separate_demo_seed_and_reproduces(task: str) 
 
 
 @pytest.mark.parametrize("task", TASKS)
-def test_expert_succeeds_on_a_manifest_seed_reaching_every_checkpoint(task: str, make_env: MakeEnv) -> None:
+def test_expert_succeeds_on_a_manifest_seed_under_both_verdicts_reaching_every_checkpoint(
+    task: str, make_env: MakeEnv
+) -> None:
     seed = load_manifest(task).seed_list()[-1]
     env = make_env(task, seed, reset=False)
     ok, steps, reason = run_expert(env)
     assert ok, reason
     assert steps <= env.budget
     evaluation = env.evaluate()
+    assert evaluation.success and evaluation.conditions[CONFIRMED] and evaluation.paper_success
     assert evaluation.checkpoints and all(evaluation.checkpoints.values()), evaluation.checkpoints
     assert all(np.isfinite(v) for v in evaluation.metrics.values())
+    verdicts = (evaluation.conditions, evaluation.paper_conditions, evaluation.checkpoints)
+    assert all(type(value) is bool for verdict in verdicts for value in verdict.values())  # JSON's booleans

@@ -5,8 +5,8 @@ naming the hardened condition that fails: a transient state (an off-centre grasp
 cube tipped over the base's edge onto an open finger), a gripper that is closed but holds nothing (a pen
 propped on the table, a pen standing beside the closed gripper), a bell "pressed" by the wrong part or in
 the wrong way (the palm, a sideways shove into the dome, a pinch), a hammer that lies on the block beside
-an empty closed gripper. The expert still succeeds under both verdicts, and the confirmation never
-touches the live episode.
+an empty closed gripper. The confirmation never touches the live episode. That the expert still succeeds
+under both verdicts is checked on its run in test_families.
 """
 
 from __future__ import annotations
@@ -35,8 +35,7 @@ from actloop.suites.vabench.protocol.decisions import (
     SetGripper,
     Translation,
 )
-from actloop.suites.vabench.seeds import run_expert
-from actloop.suites.vabench.task import TaskContext, task_names
+from actloop.suites.vabench.task import TaskContext
 from actloop.suites.vabench.tasks._grasping import body_yaw, grasp_from_above, lift
 from actloop.suites.vabench.tasks._placing import RELEASE_CLEARANCE_M, TRANSPORT_LIFT_M, wrap
 from actloop.suites.vabench.tasks.beat_block_hammer_right import LIFT_M, STRUCK, face_error
@@ -252,18 +251,7 @@ def _drop_the_hammer_on_the_block(env: SpatialEnv) -> None:
     assert dropped.evaluation.paper_conditions["hammer_block_contact"]
 
 
-# --- the expert and the confirmation itself ---------------------------------------------------------
-
-
-@pytest.mark.parametrize("task", task_names())
-def test_the_expert_succeeds_under_both_verdicts(task: str, make_env: MakeEnv) -> None:
-    env = make_env(task, 1000, reset=False)
-    ok, _, reason = run_expert(env)
-    assert ok, reason
-    evaluation = env.evaluate()
-    assert evaluation.success and evaluation.conditions[CONFIRMED] and evaluation.paper_success
-    verdicts = (evaluation.conditions, evaluation.paper_conditions, evaluation.checkpoints)
-    assert all(type(value) is bool for verdict in verdicts for value in verdict.values())  # JSON's booleans
+# --- the confirmation itself --------------------------------------------------------------------------
 
 
 def test_the_confirmation_leaves_the_live_episode_untouched(make_env: MakeEnv) -> None:
