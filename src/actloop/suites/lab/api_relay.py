@@ -42,6 +42,8 @@ HOP_BY_HOP = frozenset(
 )  # fmt: skip
 CONNECT_TIMEOUT_S = 10.0
 READ_TIMEOUT_S = 600.0
+STOP_POLL_S = 0.02
+"""How often the relay's thread checks whether it is to stop."""
 
 
 @dataclass
@@ -79,7 +81,9 @@ class ApiRelay(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
         self.exchanges: list[Exchange] = []
         self.lock = threading.Lock()
         self.started = time.monotonic()
-        self._thread = threading.Thread(target=self.serve_forever, daemon=True, name="api-relay")
+        self._thread = threading.Thread(
+            target=self.serve_forever, args=(STOP_POLL_S,), daemon=True, name="api-relay"
+        )
         self._thread.start()
 
     @property
