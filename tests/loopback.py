@@ -14,7 +14,7 @@ Server = TypeVar("Server", bound=socketserver.BaseServer)
 @contextmanager
 def served(server: Server) -> Iterator[Server]:
     """``server`` answering in a thread of its own until the block ends."""
-    thread = threading.Thread(target=server.serve_forever, args=(0.02,), daemon=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
     thread.start()
     try:
         yield server

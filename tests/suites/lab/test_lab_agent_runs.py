@@ -11,9 +11,13 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from actloop.suites.lab.agent_env import LabAgentEnv
 from actloop.suites.lab.coding_agents import CLAUDE_CODE, CODEX
 from coding_agent_servers import (
     EXPERIMENT,
@@ -119,3 +123,34 @@ def test_a_refused_key_stops_the_run_with_a_row_and_the_rerun_plays_it_again(tmp
         assert not row["success"] and (tmp_path / row["record_dir"] / "events.jsonl").exists()
         code, said, rows = claude(server, tmp_path, KEY)
         assert code == 0 and rows[-1]["success"], said
+
+
+def test_a_playing_agent_leaves_its_bench_free_and_closing_the_bench_stops_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The agent plays in a thread of the bench's process: polls answer at once while it plays, and a bench
+    closed mid-play (its run killed, its process going away) takes the agent's sandbox down with it."""
+    ready(CLAUDE_CODE)  # the sandbox
+    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
+    env = LabAgentEnv(EXPERIMENT, 1)
+    env.reset()
+    marker = f"sleep {1000 + os.getpid() % 1000}"
+    how = {
+        "agent": f"command:{marker}",
+        "model": "anthropic/any",
+        "api": "http://127.0.0.1:9",
+        "reasoning": "",
+    }
+    assert not env.step({"agent": how}).result.done
+    time.sleep(1.0)
+    polled = time.monotonic()
+    assert not env.step({"agent_poll": True}).result.done and time.monotonic() - polled < 0.5
+    assert _running(marker)
+    closed = time.monotonic()
+    env.close()
+    assert time.monotonic() - closed < 10 and not _running(marker)
+
+
+def _running(command: str) -> bool:
+    listed = subprocess.run(["pgrep", "-f", command], capture_output=True, text=True)
+    return bool(listed.stdout.strip())

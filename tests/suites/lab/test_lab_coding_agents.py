@@ -18,6 +18,7 @@ import pytest
 
 from actloop.cli import main
 from actloop.errors import ConfigError
+from actloop.suites.lab.agent_run import play
 from actloop.suites.lab.coding_agents import (
     CLAUDE_CODE,
     CODEX,
@@ -27,6 +28,8 @@ from actloop.suites.lab.coding_agents import (
     coding_agent,
     read_transcript,
 )
+from actloop.suites.lab.episode import served_episode
+from actloop.suites.lab.sandbox import Limits
 from coding_agent_servers import (
     EXPERIMENT,
     KEY,
@@ -41,12 +44,13 @@ from coding_agent_servers import (
 
 
 def run_agent(
-    tmp_path: Path, agent: str, model: str, api: str, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, agent: str, model: str, api: str, capsys: pytest.CaptureFixture[str], *extra: str
 ) -> tuple[int, dict[str, Any], str]:
     workspace, out = tmp_path / "workspace", tmp_path / "out"
     workspace.mkdir()
     code = main(["lab", "run-agent", "--experiment", EXPERIMENT, "--seed", "1", "--workspace", str(workspace),
-                 "--out", str(out), "--agent", agent, "--model", model, "--model-base-url", api])  # fmt: skip
+                 "--out", str(out), "--agent", agent, "--model", model, "--model-base-url", api,
+                 *extra])  # fmt: skip
     return code, json.loads((out / "run.json").read_text()), capsys.readouterr().out
 
 
@@ -150,6 +154,45 @@ def test_an_unreachable_api_ends_the_run_at_once_as_a_row_with_one_error_line(
         f"error: {row['agent_error']}"
     ]
     assert (tmp_path / "out" / "record.jsonl").exists() and row["agent_wall_s"] < 30
+
+
+@pytest.mark.parametrize(
+    ("command", "extra", "ended"),
+    [
+        ('command:sh -c "test -s task.md && exit 3"', (), "exited with 3"),
+        ("command:sleep 30", ("--wall-limit-s", "1"), "killed at the wall-clock limit"),
+    ],
+)
+def test_any_command_plays_and_an_early_exit_or_the_wall_clock_limit_ends_as_a_row(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    command: str,
+    extra: tuple[str, ...],
+    ended: str,
+) -> None:
+    """A command agent gets its task in task.md; it exits early (3) or is killed at the limit: a row."""
+    ready(CLAUDE_CODE)  # the sandbox
+    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
+    with anthropic([], key=KEY) as server:
+        code, row, _ = run_agent(tmp_path, command, "anthropic/any", server.origin, capsys, *extra)
+    assert code == 1 and row["agent_ended"] == ended and row["agent"] == "command" and not row["success"]
+    assert row["agent_error"] == "" and row["stop_stage"] != "success"
+
+
+def test_a_cli_that_cannot_be_installed_ends_the_run_as_a_row(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ACTLOOP_CODING_AGENTS_DIR", str(tmp_path / "tools"))
+    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
+    real = shutil.which
+    monkeypatch.setattr(shutil, "which", lambda name: None if name == "npm" else real(name))
+    ghost = ClaudeCode("ghost", ("anthropic",), "@actloop-nonexistent/ghost-agent", "0.0.1", "ghost")
+    with served_episode(EXPERIMENT, 1, tmp_path / "workspace", None) as episode:
+        run = play(ghost, "anthropic/any", episode, tmp_path / "out", 60.0, Limits())
+        scored = episode.finish(None)
+    assert run.ended == "not started" and not scored.score.success
+    assert run.error == "ghost needs Node and npm to install @actloop-nonexistent/ghost-agent; neither found"
 
 
 def test_a_configuration_error_stops_before_anything_is_served(

@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import shutil
 import tempfile
+import threading
 import time
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -128,6 +130,11 @@ class LabAgentEnv:
         self.max_runs = max_runs
         self.runs = 0
         self._verdict: LabVerdict | None = None
+        self._agents = ThreadPoolExecutor(1, thread_name_prefix="lab-coding-agent")
+        self._agent: Future[AgentReport] | None = None
+        self._closing = threading.Event()
+        self._stack.callback(self._agents.shutdown)
+        self._stack.callback(self._closing.set)  # first: a playing agent is stopped before the rest closes
 
     # --- the Environment protocol ---
     @property
@@ -149,14 +156,25 @@ class LabAgentEnv:
 
     def step(self, action: dict[str, Any]) -> LabTransition:
         """``{"code": "..."}`` runs a program; ``{"finish": true}`` ends the episode as it stands;
-        ``{"agent": {"agent": ..., "model": ..., "api": ..., "reasoning": ...}}`` runs a coding agent on the
-        whole episode and ends it."""
+        ``{"agent": {"agent": ..., "model": ..., "api": ..., "reasoning": ...}}`` starts a coding agent on the
+        whole episode and returns at once; ``{"agent_poll": true}`` says whether it is still playing, and
+        once it has ended, ends the episode with its report (the process hosting the bench stays free for
+        its other benches meanwhile)."""
         if self._verdict is not None:
             raise ConfigError("the episode has ended")
         if action.get("finish"):
             return self._transition(None, finish=True)
         if isinstance(action.get("agent"), dict):
-            report = self._play(action["agent"])
+            if self._agent is not None:
+                raise ConfigError("a coding agent is already playing this episode")
+            self._agent = self._agents.submit(self._play, action["agent"])
+            return self._playing()
+        if action.get("agent_poll"):
+            if self._agent is None:
+                raise ConfigError("no coding agent is playing this episode")
+            if not self._agent.done():
+                return self._playing()
+            report = self._agent.result()
             ended = self._transition(None, finish=True)
             return replace(ended, result=replace(ended.result, agent=report))
         code = action.get("code")
@@ -181,16 +199,23 @@ class LabAgentEnv:
         self._stack.close()
 
     # --- internals ---
+    def _playing(self) -> LabTransition:
+        """A coding agent's episode still being played."""
+        sim_time_s = self._episode.env.clock.time_s
+        return LabTransition(LabResult(None, "", sim_time_s, self._wall_left_s()), None)
+
     def _play(self, how: dict[str, Any]) -> AgentReport:
-        """Run the coding agent ``how`` names on the episode (see :func:`.agent_run.play`)."""
+        """Run the coding agent ``how`` names on the episode (see :func:`.agent_run.play`); closing the
+        environment stops it."""
         from actloop.suites.lab.agent_run import kept_files, play, run_fields
         from actloop.suites.lab.coding_agents import REASONING, coding_agent
 
         agent = coding_agent(str(how["agent"]))
         out = self._root / "agent"
         reasoning = str(how.get("reasoning") or REASONING)
+        stopped = "the environment was closed (the run was stopped)"
         run = play(agent, str(how["model"]), self._episode, out, self._wall_left_s(), self.sandbox.limits,
-                   how.get("api"), reasoning)  # fmt: skip
+                   how.get("api"), reasoning, lambda: stopped if self._closing.is_set() else "")  # fmt: skip
         return AgentReport(run_fields(run, agent, out), run.error, kept_files(out))
 
     def _wall_left_s(self) -> float:

@@ -34,6 +34,8 @@ from actloop.suites.lab.agent_env import LabTransition
 from actloop.suites.lab.model_driver import keep_verdict
 
 Episode = tuple[str, int, int]
+POLL_S = 1.0
+"""How often a playing agent's environment is asked whether it has ended."""
 
 
 @dataclass(frozen=True)
@@ -123,6 +125,9 @@ def _play(
         action = {"agent": {"agent": condition.agent, "model": condition.model, "api": condition.api,
                             "reasoning": condition.reasoning}}  # fmt: skip
         transition: LabTransition = env.step(action)
+        while not transition.result.done:  # the agent plays in the bench's process, which stays free
+            time.sleep(POLL_S)
+            transition = env.step({"agent_poll": True})
         row = _row(spec, condition, transition, recorder, out_dir, started, prices)
     except Exception as exc:
         details = {"traceback": "".join(traceback.format_exception(exc))}

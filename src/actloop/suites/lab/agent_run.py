@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -73,10 +74,12 @@ def play(
     limits: Limits,
     api: str | None = None,
     reasoning: str = REASONING,
+    stop_when: Callable[[], str] = lambda: "",
 ) -> AgentRun:
     """Run ``agent`` with ``model`` (``provider/name``) on the served ``episode`` in its sandbox, its API
     ``api`` (default: the provider's) reached only through the relay; keep its transcript and what it ran
-    in ``out``. The caller checks the model and key first (:meth:`CodingAgent.check_model`)."""
+    in ``out``. The agent is stopped once the relay finds the API unusable or ``stop_when`` gives a reason.
+    The caller checks the model and key first (:meth:`CodingAgent.check_model`)."""
     provider, name = agent.check_model(model)
     upstream = api or provider.origin
     base = AgentRun(agent.name, agent.version, model, reasoning, upstream, "", "", None)
@@ -102,7 +105,13 @@ def play(
             bench_socket=episode.server.socket_path,
             api_relay=relay.directory,
         )
-        ran = sandbox.run(launch.argv, wall_limit_s, transcript.fileno(), stderr.fileno(), relay.problem)
+        ran = sandbox.run(
+            launch.argv,
+            wall_limit_s,
+            transcript.fileno(),
+            stderr.fileno(),
+            lambda: relay.problem() or stop_when(),
+        )
         problem = relay.problem()
         exchanges = relay.summary()
         wire_usage = relay.usage()

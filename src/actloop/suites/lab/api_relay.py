@@ -82,7 +82,7 @@ class ApiRelay(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
         self.lock = threading.Lock()
         self.started = time.monotonic()
         self._thread = threading.Thread(
-            target=self.serve_forever, args=(STOP_POLL_S,), daemon=True, name="api-relay"
+            target=self.serve_forever, kwargs={"poll_interval": STOP_POLL_S}, daemon=True, name="api-relay"
         )
         self._thread.start()
 

@@ -269,12 +269,17 @@ def serving(env: LabEnv, token: str | None = None) -> Iterator[LabServer]:
     directory = Path(tempfile.mkdtemp(prefix="actloop-bench-"))
     server = LabServer(env, token or secrets.token_urlsafe(24), socket_path=directory / SOCKET_NAME)
     threads = [
-        threading.Thread(target=server.serve_forever, args=(STOP_POLL_S,), daemon=True, name="lab-server")
+        threading.Thread(
+            target=server.serve_forever, kwargs={"poll_interval": STOP_POLL_S}, daemon=True, name="lab-server"
+        )
     ]
     if server.unix is not None:
         threads.append(
             threading.Thread(
-                target=server.unix.serve_forever, args=(STOP_POLL_S,), daemon=True, name="lab-server-unix"
+                target=server.unix.serve_forever,
+                kwargs={"poll_interval": STOP_POLL_S},
+                daemon=True,
+                name="lab-server-unix",
             )
         )
     for thread in threads:
