@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol
 
 from actloop.core.environment import Environment
-from actloop.core.result import NO_SUMMARY, StopReason
+from actloop.core.result import NO_SUMMARY, ResultRow, StopReason
 from actloop.errors import ConfigError, UnknownSuite, UnknownTask
 
 if TYPE_CHECKING:
@@ -92,6 +92,41 @@ class EpisodeDriver(Protocol):
     def outcome(self) -> EpisodeOutcome:
         """The verdict so far (also after a failure mid-episode)."""
         ...
+
+
+class Player(Protocol):
+    """What plays a suite's episodes instead of a model called through Inspect: a lab coding agent with
+    its model. ``label`` is its condition's model name in the rows."""
+
+    @property
+    def label(self) -> str: ...
+
+    def check(self) -> None:
+        """Raise :class:`~actloop.errors.ConfigError` when it cannot play (a missing key); make it ready."""
+        ...
+
+    def settings(self) -> dict[str, Any]:
+        """What its condition records besides the run's settings."""
+        ...
+
+    def play(self, episodes: list[tuple[str, int, int]], out_dir: Path, how: PlayOptions) -> list[ResultRow]:
+        """Play ``episodes`` ``(task, seed, run)``; the rows of those that ran (a configuration failure
+        leaves the rest unstarted)."""
+        ...
+
+
+@dataclass(frozen=True)
+class PlayOptions:
+    """How a :class:`Player`'s episodes run: protocol, environment processes and isolation, episodes at
+    once, the environment call timeout and factory, and token prices (USD per million in and out)."""
+
+    protocol: str
+    workers: int = 1
+    isolation: str = "pool"
+    max_in_flight: int | None = None
+    env_timeout: float | None = None
+    env_factory: str | None = None
+    prices: tuple[float, float] | None = None
 
 
 class Suite(ABC):
@@ -224,6 +259,12 @@ class Suite(ABC):
     def builtin_models(self) -> dict[str, BuiltinModel]:
         """Models ``actloop/<name>`` the suite ships (for example a vision baseline)."""
         return {}
+
+    def players(
+        self, agents: list[str], models: list[str], api: str | None, reasoning: str | None
+    ) -> list[Player]:
+        """Each of ``agents`` playing with each of ``models`` (``actloop run --agent``)."""
+        raise ConfigError(f"coding agents play lab episodes; the {self.name} suite runs models only")
 
     def summaries(self, condition: str, model: str, tasks: list[str], store: Path) -> dict[str, str]:
         """The demonstration-summary prompt text per task under a summary ``condition`` (``none``: no

@@ -10,24 +10,20 @@ a row (and configuration failures), so a killed run loses nothing and duplicates
 
 from __future__ import annotations
 
-import contextlib
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from actloop.agent.options import DEFAULT_CONTEXT_LIMIT, HarnessOptions
 from actloop.agent.task import Episode, select_episodes
 from actloop.core.result import NO_SUMMARY, Condition, ResultRow
-from actloop.core.suite import get_suite
+from actloop.core.suite import Player, PlayOptions, get_suite
 from actloop.errors import ConfigError
 from actloop.runs import layout, matrix
 from actloop.runs.inspect_run import check_model, run_episodes
 from actloop.runs.retries import watch_retries
 from actloop.runtime.make import Isolation
-
-if TYPE_CHECKING:
-    from actloop.suites.lab.agent_episodes import AgentCondition
 
 DEFAULT_SUMMARIES = Path("runs/summaries")
 GENERATION_SETTINGS = ("temperature", "max_tokens", "max_retries", "timeout")
@@ -93,24 +89,14 @@ class RunPlan:
         if self.env_timeout is not None and not self.env_timeout > 0:
             raise ConfigError(f"the environment call timeout must be positive, got {self.env_timeout}")
         if self.agents:
-            return layout.conditions([c.label for c in self.agent_conditions()], protocols, self.summaries)
+            return layout.conditions([p.label for p in self.players()], protocols, self.summaries)
         return layout.conditions(self.models, protocols, self.summaries)
 
-    def agent_conditions(self) -> list[AgentCondition]:
+    def players(self) -> list[Player]:
         """Each coding agent with each model (none without agents)."""
         if not self.agents:
             return []
-        if self.suite != "lab":
-            raise ConfigError(f"coding agents play lab episodes; the {self.suite} suite runs models only")
-        from actloop.suites.lab.agent_episodes import AgentCondition
-        from actloop.suites.lab.coding_agents import REASONING, coding_agent
-
-        for agent in self.agents:
-            coding_agent(agent)  # an unknown agent fails before anything runs
-        reasoning = self.reasoning or REASONING
-        return [
-            AgentCondition(a, m, self.model_base_url, reasoning) for a in self.agents for m in self.models
-        ]
+        return get_suite(self.suite).players(self.agents, self.models, self.model_base_url, self.reasoning)
 
     def settings(self) -> dict[str, Any]:
         """How the models are called: recorded with each condition, and part of what a resume must match."""
@@ -155,7 +141,7 @@ def evaluate(plan: RunPlan, log: Log = lambda line: None, progress_every_s: floa
         _harness(plan, c, suite.summaries(c.summary, c.model, tasks, plan.summary_store))
         for c in matrix_conditions
     ]
-    players = {c.label: c for c in plan.agent_conditions()}
+    players = {p.label: p for p in plan.players()}
     _check_players(plan, matrix_conditions, players)  # a missing key fails before any episode
     dirs = [layout.condition_dir(plan.out, c, matrix_conditions) for c in matrix_conditions]
     isolation = plan.isolation
@@ -189,20 +175,16 @@ def evaluate(plan: RunPlan, log: Log = lambda line: None, progress_every_s: floa
             log(f"running {len(todo)} episode(s) of {condition.model} with {how} -> {out_dir}")
             player = players.get(condition.model)
             if player is not None:
-                from actloop.suites.lab.agent_episodes import run_agent_episodes
-
-                ran = run_agent_episodes(
-                    todo,
-                    player,
-                    out_dir,
+                options = PlayOptions(
                     condition.protocol,
-                    workers=workers,
-                    isolation=isolation,
-                    max_in_flight=plan.max_in_flight,
-                    env_timeout=plan.env_timeout,
-                    env_factory=plan.env_factory,
-                    prices=harness.prices_per_mtok,
+                    workers,
+                    isolation,
+                    plan.max_in_flight,
+                    plan.env_timeout,
+                    plan.env_factory,
+                    harness.prices_per_mtok,
                 )
+                ran = player.play(todo, out_dir, options)
                 stopped = next((r for r in ran if r.error_kind == "configuration"), None)
                 if stopped is not None:
                     break
@@ -230,35 +212,19 @@ def evaluate(plan: RunPlan, log: Log = lambda line: None, progress_every_s: floa
     return RunOutcome(rows, dirs, stopped)
 
 
-def _check_players(plan: RunPlan, conditions: list[Condition], players: dict[str, AgentCondition]) -> None:
-    """Each model (or each coding agent with its model) can be called: its key is there. A coding agent's
-    program is installed now, once, before episodes start in parallel (a failure is left to the episodes,
-    whose rows then say why)."""
-    from actloop.suites.lab.coding_agents import AgentSetupError, coding_agent
-    from actloop.suites.lab.sandbox import Sandbox
-
-    if players:
-        Sandbox(plan.out).isolation  # noqa: B018  (refuses without bubblewrap: agents run sandboxed only)
+def _check_players(plan: RunPlan, conditions: list[Condition], players: dict[str, Player]) -> None:
+    """Each model, or each player, can be called: a missing key fails before any episode."""
     for name in dict.fromkeys(c.model for c in conditions):
         player = players.get(name)
         if player is None:
             check_model(name, plan.model_args, plan.model_base_url)
-            continue
-        agent = coding_agent(player.agent)
-        agent.check_model(player.model)
-        with contextlib.suppress(AgentSetupError):
-            agent.prepare()
+        else:
+            player.check()
 
 
-def _agent_settings(player: AgentCondition | None) -> dict[str, Any]:
-    """What a coding agent's condition records besides the run's settings."""
-    if player is None:
-        return {}
-    from actloop.suites.lab.coding_agents import coding_agent
-
-    agent = coding_agent(player.agent)
-    return {"agent": agent.name, "agent_version": agent.version, "agent_model": player.model,
-            "reasoning": player.reasoning, "model_api": player.api}  # fmt: skip
+def _agent_settings(player: Player | None) -> dict[str, Any]:
+    """What a player's condition records besides the run's settings."""
+    return {} if player is None else player.settings()
 
 
 def usable_cores() -> int:

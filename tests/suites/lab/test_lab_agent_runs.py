@@ -17,6 +17,8 @@ from typing import Any
 
 import pytest
 
+from actloop.errors import ConfigError
+from actloop.runs.plan import RunPlan
 from actloop.suites.lab.agent_env import LabAgentEnv
 from actloop.suites.lab.coding_agents import CLAUDE_CODE, CODEX
 from coding_agent_servers import (
@@ -154,3 +156,20 @@ def test_a_playing_agent_leaves_its_bench_free_and_closing_the_bench_stops_it(
 def _running(command: str) -> bool:
     listed = subprocess.run(["pgrep", "-f", command], capture_output=True, text=True)
     return bool(listed.stdout.strip())
+
+
+def test_agents_models_and_levels_make_a_matrix_and_only_the_lab_runs_agents(tmp_path: Path) -> None:
+    plan = RunPlan(["anthropic/a", "openai/b"], tmp_path, suite="lab", agents=["claude-code", "codex"],
+                   protocols=["T0", "T1"])  # fmt: skip
+    models = sorted({c.model for c in plan.conditions()})
+    assert models == [
+        "claude-code:anthropic/a",
+        "claude-code:openai/b",
+        "codex:anthropic/a",
+        "codex:openai/b",
+    ]
+    assert len(plan.conditions()) == 8 and {c.protocol for c in plan.conditions()} == {"T0", "T1"}
+    with pytest.raises(ConfigError, match="no coding agent 'aider'"):
+        RunPlan(["anthropic/a"], tmp_path, suite="lab", agents=["aider"]).conditions()
+    with pytest.raises(ConfigError, match="the vabench suite runs models only"):
+        RunPlan(["anthropic/a"], tmp_path, suite="vabench", agents=["codex"]).conditions()

@@ -12,6 +12,7 @@ with ``error_kind`` ``configuration`` and the episodes not yet started are left 
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 import traceback
@@ -19,19 +20,21 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import nullcontext
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from actloop.agent.solver import EPISODES_DIR, EpisodeSpec
 from actloop.agent.task import env_call_timeout
 from actloop.agent.usage import TokenCount
 from actloop.core.result import ResultRow
-from actloop.core.suite import get_suite
+from actloop.core.suite import PlayOptions, get_suite
 from actloop.records.recorder import EpisodeRecorder, fresh_dir
 from actloop.records.results import write_result
 from actloop.runtime.make import Isolation, ManagedEnv, make_env
 from actloop.runtime.pool import EnvPool
 from actloop.suites.lab.agent_env import LabTransition
+from actloop.suites.lab.coding_agents import REASONING, AgentSetupError, coding_agent
 from actloop.suites.lab.model_driver import keep_verdict
+from actloop.suites.lab.sandbox import Sandbox
 
 Episode = tuple[str, int, int]
 POLL_S = 1.0
@@ -52,6 +55,44 @@ class AgentCondition:
     @property
     def label(self) -> str:
         return f"{self.agent}:{self.model}"
+
+    def check(self) -> None:
+        """Its key is there (else ConfigError) and its program installed now, once, before episodes start
+        in parallel (a failure is left to the episodes, whose rows then say why). Agents run sandboxed
+        only: without bubblewrap this refuses."""
+        Sandbox(Path(".")).isolation  # noqa: B018
+        agent = coding_agent(self.agent)
+        agent.check_model(self.model)
+        with contextlib.suppress(AgentSetupError):
+            agent.prepare()
+
+    def settings(self) -> dict[str, Any]:
+        agent = coding_agent(self.agent)
+        return {"agent": agent.name, "agent_version": agent.version, "agent_model": self.model,
+                "reasoning": self.reasoning, "model_api": self.api}  # fmt: skip
+
+    def play(self, episodes: list[Episode], out_dir: Path, how: PlayOptions) -> list[ResultRow]:
+        return run_agent_episodes(
+            episodes,
+            self,
+            out_dir,
+            how.protocol,
+            workers=how.workers,
+            isolation=cast(Isolation, how.isolation),
+            max_in_flight=how.max_in_flight,
+            env_timeout=how.env_timeout,
+            env_factory=how.env_factory,
+            prices=how.prices,
+        )
+
+
+def players(
+    agents: list[str], models: list[str], api: str | None, reasoning: str | None
+) -> list[AgentCondition]:
+    """Each coding agent with each model (unknown agents fail here)."""
+    for agent in agents:
+        coding_agent(agent)
+    return [AgentCondition(a, m, api, reasoning or REASONING) for a in agents for m in models]
 
 
 def run_agent_episodes(

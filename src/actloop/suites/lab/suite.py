@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from actloop.core.environment import Environment
-from actloop.core.suite import BenchOptions, BuiltinModel, EpisodeDriver, SeedScreen, Suite, TaskInfo
+from actloop.core.suite import BenchOptions, BuiltinModel, EpisodeDriver, Player, SeedScreen, Suite, TaskInfo
 from actloop.errors import ConfigError
 from actloop.records.compare import ManifestCheck
 from actloop.suites.lab.levels import LEVELS
@@ -170,6 +170,14 @@ class Lab(Suite):
         from actloop.suites.lab.reference_model import lab_reference
 
         return {"lab-reference": lab_reference}
+
+    def players(
+        self, agents: list[str], models: list[str], api: str | None, reasoning: str | None
+    ) -> list[Player]:
+        """Coding agents (:mod:`actloop.suites.lab.agent_episodes`): each agent with each model."""
+        from actloop.suites.lab.agent_episodes import players
+
+        return list(players(agents, models, api, reasoning))
 
     def episode_driver(
         self,
