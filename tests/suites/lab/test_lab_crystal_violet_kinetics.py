@@ -5,7 +5,6 @@ spectro_scaffold: a vial tipped by setting its pose, the logger's rows cited).""
 
 from __future__ import annotations
 
-import copy
 import math
 from collections.abc import Iterator
 
@@ -24,6 +23,7 @@ from actloop.suites.lab.platforms.spectrophotometer_kinetics import (
     KineticsBench,
 )
 from actloop.suites.lab.reference.crystal_violet_kinetics import decay_rate, rows_of
+from copy_scaffold import own_copy
 from spectro_scaffold import Citation, cite, hold_vial, pour, press, put, restore, seat
 
 NM = 590
@@ -95,9 +95,7 @@ def both_runs() -> Iterator[Ran]:
 @pytest.fixture
 def ran(both_runs: Ran) -> Iterator[Ran]:
     """The test's own copy of the two runs, to go on from."""
-    own = copy.deepcopy(both_runs)
-    yield own
-    own[0].close()
+    yield from own_copy(both_runs)
 
 
 def submit(env: LabEnv, citations: list[Citation], k2: float) -> None:

@@ -9,7 +9,6 @@ them with the arm; the keys and rocker are tested with the black-box resistor).
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import math
 from collections.abc import Iterator
@@ -31,6 +30,7 @@ from actloop.suites.lab.experiments.rectifier_supply import (
 from actloop.suites.lab.platforms.circuit_board import BOX_HALF, SEAT_Z
 from actloop.suites.lab.reference.rectifier_supply import BRACKETS, LOADS, MODULES, interpolate
 from board_scaffold import home, power, put_box, read_lcds, seat, seat_with_skills
+from copy_scaffold import own_copy
 
 SEED = 3
 Citation = dict[str, Any]
@@ -129,9 +129,7 @@ def measurement() -> Iterator[Measured]:
 @pytest.fixture
 def measured(measurement: Measured) -> Iterator[Measured]:
     """The test's own copy of the measurement, to go on from."""
-    own = copy.deepcopy(measurement)
-    yield own
-    own[0].close()
+    yield from own_copy(measurement)
 
 
 def finish(env: LabEnv, module: str) -> list[Citation]:

@@ -5,7 +5,6 @@ touched), the restored bench and the tolerance's edges (scaffolding in titration
 
 from __future__ import annotations
 
-import copy
 import math
 from collections.abc import Iterator
 
@@ -15,6 +14,7 @@ from actloop.suites.lab.env import LabEnv
 from actloop.suites.lab.experiments.strong_acid_titration import TITRANT_M, equivalence_ml
 from actloop.suites.lab.platforms.titration import DROP_ML, OPEN_RAD
 from actloop.suites.lab.reference.titration import DRIP_RAD, Row, per_drop, steepest_rise
+from copy_scaffold import own_copy
 from titration_scaffold import (
     Citation,
     cite,
@@ -69,9 +69,7 @@ def titration() -> Iterator[Titrated]:
 @pytest.fixture
 def titrated(titration: Titrated) -> Iterator[Titrated]:
     """The test's own copy of the titration, to go on from."""
-    own = copy.deepcopy(titration)
-    yield own
-    own[0].close()
+    yield from own_copy(titration)
 
 
 def submit(env: LabEnv, citations: list[Citation], c: float) -> None:

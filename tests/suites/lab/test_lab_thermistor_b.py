@@ -8,7 +8,6 @@ served with the readability a close wrist camera has (the readability geometry i
 
 from __future__ import annotations
 
-import copy
 import math
 from collections.abc import Iterator
 
@@ -37,6 +36,7 @@ from actloop.suites.lab.platforms.thermal_bench import (
 from actloop.suites.lab.readability import visibility
 from actloop.suites.lab.reference.thermistor_b import fit_thermistor
 from close_up_scaffold import cite_shown, serve_close_up
+from copy_scaffold import own_copy
 from lcd_scaffold import assert_faces_read_back
 
 METERS = ("thermometer", "ohmmeter")
@@ -107,9 +107,7 @@ def measurement() -> Iterator[Measured]:
 @pytest.fixture
 def measured(measurement: Measured) -> Iterator[Measured]:
     """The test's own copy of the measurement, to go on from."""
-    own = copy.deepcopy(measurement)
-    yield own
-    own[0].close()
+    yield from own_copy(measurement)
 
 
 def fit(citations: list[dict[str, object]]) -> dict[str, float]:

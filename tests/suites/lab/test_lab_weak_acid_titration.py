@@ -5,7 +5,6 @@ the tolerances' edges (scaffolding in titration_scaffold)."""
 
 from __future__ import annotations
 
-import copy
 import math
 from collections.abc import Iterator
 
@@ -17,6 +16,7 @@ from actloop.suites.lab.physics.acid_base import KW
 from actloop.suites.lab.platforms.titration import DROP_ML, OPEN_RAD, TitrationBench
 from actloop.suites.lab.reference.titration import DRIP_RAD, Row, per_drop, steepest_rise
 from actloop.suites.lab.reference.weak_acid_titration import pka_at
+from copy_scaffold import own_copy
 from titration_scaffold import Citation, cite, hang, logged, on_stirrer, press_log, restore, run_to
 
 
@@ -80,9 +80,7 @@ def titration() -> Iterator[Titrated]:
 @pytest.fixture
 def titrated(titration: Titrated) -> Iterator[Titrated]:
     """The test's own copy of the titration, to go on from."""
-    own = copy.deepcopy(titration)
-    yield own
-    own[0].close()
+    yield from own_copy(titration)
 
 
 def submit(env: LabEnv, citations: list[Citation], answer: dict[str, float]) -> None:
