@@ -148,6 +148,20 @@ def test_an_unreachable_api_and_a_refused_key_are_named(tmp_path: Path) -> None:
         assert relay.problem() == f"the model API at {origin(server)} refused the key (401)"
 
 
+def test_a_request_aimed_elsewhere_is_refused(tmp_path: Path) -> None:
+    """A request target that is no path (``@host:port/...`` would turn the upstream's host into a user name)
+    is answered 400 by the relay and reaches nothing."""
+    with upstream() as api, upstream() as other, relaying(origin(api)) as relay:
+        elsewhere = f"@127.0.0.1:{other.server_address[1]}/v1/echo"
+        with socket.socket(socket.AF_UNIX) as client:
+            client.connect(str(relay.socket_path))
+            client.sendall(f"POST {elsewhere} HTTP/1.1\r\nHost: relay\r\nContent-Length: 0\r\n\r\n".encode())
+            answer = client.recv(65536).decode()
+        assert answer.startswith("HTTP/1.1 400") and "is not a path on the model API" in answer
+        assert other.seen == [] and api.seen == []  # type: ignore[attr-defined]
+        assert relay.problem() == ""
+
+
 def test_the_relay_refuses_an_unsandboxed_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from actloop.errors import ConfigError
     from actloop.suites.lab import sandbox

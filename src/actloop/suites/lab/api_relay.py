@@ -54,7 +54,8 @@ class Exchange:
     method: str
     path: str
     status: int | None = None
-    """The upstream's status (None when it was never reached)."""
+    """The upstream's status, or 400 when the relay refused the request itself (None when the upstream was
+    never reached)."""
     request_bytes: int = 0
     response_bytes: int = 0
     usage: dict[str, int] = field(default_factory=dict)
@@ -72,6 +73,9 @@ class ApiRelay(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
         self.upstream = upstream.rstrip("/")
         if not self.upstream.startswith(("http://", "https://")):
             raise ValueError(f"the model API must be an http(s) URL, got {upstream!r}")
+        url = httpx.URL(self.upstream)
+        self.origin = (url.scheme, url.netloc)
+        """Where every request must go: the upstream's scheme and host (with its port)."""
         self.directory = Path(tempfile.mkdtemp(prefix="actloop-api-"))
         self.directory.chmod(0o755)
         shutil.copy(Path(__file__).with_name(FORWARDER), self.directory / FORWARDER)
@@ -157,6 +161,15 @@ class _RelayHandler(BaseHTTPRequestHandler):
         relay = self.server
         exchange = Exchange(round(time.monotonic() - relay.started, 3), self.command, self.path)
         relay.record(exchange)  # filled in as it goes: its status and failure show before the agent sees them
+        target = httpx.URL(relay.upstream + self.path)
+        if not self.path.startswith("/") or (target.scheme, target.netloc) != relay.origin:
+            # e.g. "@elsewhere/..." would make the upstream's host a user name and go elsewhere
+            exchange.status, exchange.error = (
+                400,
+                f"refused: {self.path[:200]!r} is not a path on the model API",
+            )
+            self._refuse(exchange.error, 400)
+            return
         body = self._body()
         exchange.request_bytes = len(body)
         headers = {k: v for k, v in self.headers.items() if k.lower() not in HOP_BY_HOP}
@@ -198,9 +211,9 @@ class _RelayHandler(BaseHTTPRequestHandler):
         exchange.usage = usage_of(bytes(seen), answer.headers.get("content-encoding", ""))
         self.wfile.write(b"0\r\n\r\n")
 
-    def _refuse(self, error: str) -> None:
+    def _refuse(self, error: str, status: int = 502) -> None:
         payload = json.dumps({"error": {"type": "relay_error", "message": error}}).encode()
-        self.send_response(502)
+        self.send_response(status)
         self.send_header("content-type", "application/json")
         self.send_header("content-length", str(len(payload)))
         self.end_headers()
