@@ -120,10 +120,12 @@ print(json.dumps({{"echo": api.json(), "streamed": streamed, "reached": reached}
         box = Sandbox(tmp_path, agent_python, api_relay=relay.directory)
         report = run_inside(box, tmp_path, probe)
         exchanges = relay.summary()
+        encodings = {headers.get("Accept-Encoding") for _, headers, _ in server.seen}  # type: ignore[attr-defined]
     other.close()
     assert report["echo"] == {"path": "/v1/echo?beta=true", "key": "k1", "body": '{"q":1}'}
     assert report["streamed"] == ANTHROPIC_STREAM.decode()
     assert 0 not in report["reached"].values() and len(report["reached"]) >= 2, report
+    assert encodings == {"identity"}  # httpx asked for gzip: the relay takes answers uncompressed
     assert [(e["method"], e["path"], e["status"]) for e in exchanges] == [
         ("POST", "/v1/echo?beta=true", 200),
         ("POST", "/v1/messages", 200),

@@ -172,7 +172,8 @@ class _RelayHandler(BaseHTTPRequestHandler):
             return
         body = self._body()
         exchange.request_bytes = len(body)
-        headers = {k: v for k, v in self.headers.items() if k.lower() not in HOP_BY_HOP}
+        headers = {k: v for k, v in self.headers.items() if k.lower() not in HOP_BY_HOP | {"accept-encoding"}}
+        headers["accept-encoding"] = "identity"  # answers come uncompressed, so their usage can be read
         try:
             with relay.client.stream(
                 self.command, relay.upstream + self.path, headers=headers, content=body
