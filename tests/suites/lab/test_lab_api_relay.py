@@ -120,7 +120,10 @@ print(json.dumps({{"echo": api.json(), "streamed": streamed, "reached": reached}
         box = Sandbox(tmp_path, agent_python, api_relay=relay.directory)
         report = run_inside(box, tmp_path, probe)
         exchanges = relay.summary()
-        encodings = {headers.get("Accept-Encoding") for _, headers, _ in server.seen}  # type: ignore[attr-defined]
+        seen = server.seen  # type: ignore[attr-defined]
+        encodings = {
+            v for _, headers, _ in seen for k, v in headers.items() if k.lower() == "accept-encoding"
+        }
     other.close()
     assert report["echo"] == {"path": "/v1/echo?beta=true", "key": "k1", "body": '{"q":1}'}
     assert report["streamed"] == ANTHROPIC_STREAM.decode()
