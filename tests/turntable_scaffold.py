@@ -1,14 +1,21 @@
-"""Test scaffolding for the torsion turntable: posing a load, and the logged periods of stretches of a run
-grouped as citations."""
+"""Test scaffolding for the torsion turntable: the bench's turntable, posing a load, and the logged periods
+of stretches of a run grouped as citations."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from actloop.suites.lab.env import LabEnv
+from actloop.suites.lab.platforms.turntable import Turntable
 from actloop.suites.lab.reference.torsion_pendulum import periods_in, rows_of
 
 Citation = dict[str, object]
+
+
+def table(env: LabEnv) -> Turntable:
+    """The turntable of ``env``."""
+    assert isinstance(env.platform, Turntable)
+    return env.platform
 
 
 def set_pose(env: LabEnv, name: str, x: float, y: float, z: float) -> None:

@@ -157,7 +157,7 @@ def evaluate(plan: RunPlan, log: Log = lambda line: None, progress_every_s: floa
     log(f"{len(matrix_conditions)} condition(s) x {len(episodes)} episode(s) -> {plan.out}")
     stopped: ResultRow | None = None
     described = [
-        layout.describe(condition, {**settings, **_agent_settings(players.get(condition.model))})
+        layout.describe(condition, {**settings, **_player_settings(players.get(condition.model))})
         for condition in matrix_conditions
     ]
     claims = list(zip(dirs, described, strict=True))
@@ -222,7 +222,7 @@ def _check_players(plan: RunPlan, conditions: list[Condition], players: dict[str
             player.check()
 
 
-def _agent_settings(player: Player | None) -> dict[str, Any]:
+def _player_settings(player: Player | None) -> dict[str, Any]:
     """What a player's condition records besides the run's settings."""
     return {} if player is None else player.settings()
 

@@ -17,14 +17,14 @@ import pytest
 from actloop.sim.scene import TABLE_TOP_Z
 from actloop.suites.lab.env import LabEnv
 from actloop.suites.lab.experiments.centroid_inertia import BAR_KG, HOLES, SPEC, CentroidEvaluator
-from actloop.suites.lab.platforms.turntable import LOAD_PLACES, PIN_HEIGHT, TOP_Z, Bar, Load, Turntable
+from actloop.suites.lab.platforms.turntable import LOAD_PLACES, PIN_HEIGHT, TOP_Z, Bar, Load
 from actloop.suites.lab.reference.centroid_inertia import HOLES as MOUNTED
 from actloop.suites.lab.reference.centroid_inertia import centroid
 from actloop.suites.lab.rig import DT
 from actloop.suites.lab.server import serving
 from actloop.suites.lab.workspace_files import load_client, load_skills
 from scoring_scaffold import succeeds_on_tolerance
-from turntable_scaffold import flat, logged_groups, means, set_pose
+from turntable_scaffold import flat, logged_groups, means, set_pose, table
 
 KEY = "centroid_inertia"
 Citation = dict[str, object]
@@ -35,11 +35,6 @@ def env() -> Iterator[LabEnv]:
     bench = LabEnv(KEY, 2, render=False)
     yield bench
     bench.close()
-
-
-def table(env: LabEnv) -> Turntable:
-    assert isinstance(env.platform, Turntable)
-    return env.platform
 
 
 def watcher(env: LabEnv) -> CentroidEvaluator:

@@ -19,14 +19,14 @@ from actloop.sim.scene import TABLE_TOP_Z
 from actloop.suites.lab.env import LabEnv
 from actloop.suites.lab.experiments.torsion_pendulum import SPEC, TorsionEvaluator
 from actloop.suites.lab.physics.torsion import TorsionWire, about_axis
-from actloop.suites.lab.platforms.turntable import FACE, FACE_CENTRES, LOAD_PLACES, TOP_Z, Load, Turntable
+from actloop.suites.lab.platforms.turntable import FACE, FACE_CENTRES, LOAD_PLACES, TOP_Z, Load
 from actloop.suites.lab.reference.torsion_pendulum import inertia, rows_of
 from actloop.suites.lab.rig import DT
 from actloop.suites.lab.server import serving
 from actloop.suites.lab.workspace_files import load_client, load_skills
 from lcd_scaffold import assert_faces_read_back
 from scoring_scaffold import succeeds_on_tolerance
-from turntable_scaffold import flat, logged_groups, means, set_pose
+from turntable_scaffold import flat, logged_groups, means, set_pose, table
 
 KEY = "torsion_pendulum"
 TOLERANCE = 0.01
@@ -60,11 +60,6 @@ def env() -> Iterator[LabEnv]:
     bench = LabEnv(KEY, 2, render=False)
     yield bench
     bench.close()
-
-
-def table(env: LabEnv) -> Turntable:
-    assert isinstance(env.platform, Turntable)
-    return env.platform
 
 
 def watcher(env: LabEnv) -> TorsionEvaluator:

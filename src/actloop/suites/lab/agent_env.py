@@ -216,7 +216,7 @@ class LabAgentEnv:
         stopped = "the environment was closed (the run was stopped)"
         run = play(agent, str(how["model"]), self._episode, out, self._wall_left_s(), self.sandbox.limits,
                    how.get("api"), reasoning, lambda: stopped if self._closing.is_set() else "")  # fmt: skip
-        return AgentReport(run_fields(run, agent, out), run.error, kept_files(out))
+        return AgentReport(run_fields(run), run.error, kept_files(out))
 
     def _wall_left_s(self) -> float:
         return max(0.0, self.wall_limit_s - (time.monotonic() - self.started))

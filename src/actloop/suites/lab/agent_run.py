@@ -15,7 +15,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +26,7 @@ from actloop.suites.lab.coding_agents import (
     CodingAgent,
     CommandAgent,
     Launch,
+    Usage,
     read_transcript,
 )
 from actloop.suites.lab.episode import EpisodeScore, ServedEpisode
@@ -53,6 +54,12 @@ class AgentRun:
     ended: str
     error: str
     sandbox: SandboxRun | None
+    usage: Usage = field(default_factory=Usage)
+    """Tokens and cost as the transcript states them."""
+    wire_usage: dict[str, int] = field(default_factory=dict)
+    """Tokens as the relay counted them on the wire."""
+    programs: int = 0
+    """Commands the agent ran."""
 
 
 def task_text(workspace: Path) -> str:
@@ -116,18 +123,24 @@ def play(
         exchanges = relay.summary()
         wire_usage = relay.usage()
     events = read_transcript(out / TRANSCRIPT_FILE)
-    _write_lines(out / PROGRAMS_FILE, [dataclasses.asdict(p) for p in agent.programs(events)])
+    programs = agent.programs(events)
+    _write_lines(out / PROGRAMS_FILE, [dataclasses.asdict(p) for p in programs])
     _write_lines(out / EXCHANGES_FILE, exchanges)
     (out / WIRE_USAGE_FILE).write_text(json.dumps(wire_usage))
-    return dataclasses.replace(base, ended=ran.ended(), error=problem, sandbox=ran)
+    return dataclasses.replace(
+        base,
+        ended=ran.ended(),
+        error=problem,
+        sandbox=ran,
+        usage=agent.usage(events),
+        wire_usage=wire_usage,
+        programs=len(programs),
+    )
 
 
-def run_fields(run: AgentRun, agent: CodingAgent, out: Path) -> dict[str, Any]:
+def run_fields(run: AgentRun) -> dict[str, Any]:
     """Who ran and how it ended: the agent, its version, model, reasoning setting and API, the tokens and
     cost its transcript states and the relay's count, and the programs it ran."""
-    usage = dataclasses.asdict(agent.usage(read_transcript(out / TRANSCRIPT_FILE)))
-    wire = out / WIRE_USAGE_FILE
-    programs = out / PROGRAMS_FILE
     ran = run.sandbox
     return {
         "agent": run.agent,
@@ -137,9 +150,9 @@ def run_fields(run: AgentRun, agent: CodingAgent, out: Path) -> dict[str, Any]:
         "model_api": run.api,
         "agent_ended": run.ended,
         "agent_error": run.error,
-        "agent_usage": usage,
-        "wire_usage": json.loads(wire.read_text()) if wire.exists() else {},
-        "programs": len(programs.read_text().splitlines()) if programs.exists() else 0,
+        "agent_usage": dataclasses.asdict(run.usage),
+        "wire_usage": run.wire_usage,
+        "programs": run.programs,
         "limits_hit": list(ran.limits_hit) if ran else [],
         "agent_wall_s": round(ran.wall_s, 1) if ran else None,
         "isolation": ran.isolation if ran else None,
@@ -147,11 +160,9 @@ def run_fields(run: AgentRun, agent: CodingAgent, out: Path) -> dict[str, Any]:
     }
 
 
-def run_row(
-    run: AgentRun, scored: EpisodeScore, agent: CodingAgent, out: Path, limits: Limits
-) -> dict[str, Any]:
+def run_row(run: AgentRun, scored: EpisodeScore, limits: Limits) -> dict[str, Any]:
     """``run.json``'s body: the score, then :func:`run_fields` and the sandbox's limits."""
-    return {**scored.summary(), **run_fields(run, agent, out), "limits": dataclasses.asdict(limits)}
+    return {**scored.summary(), **run_fields(run), "limits": dataclasses.asdict(limits)}
 
 
 def kept_files(out: Path) -> dict[str, str]:

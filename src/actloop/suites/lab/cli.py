@@ -267,7 +267,7 @@ def coding_agent_command(args: argparse.Namespace) -> int:
             stopped = "stopped by the evaluator (interrupt or SIGTERM)"
             run = AgentRun(agent.name, agent.version, args.model, args.reasoning, "", stopped, "", None)
         scored = episode.finish(out)
-    row = run_row(run, scored, agent, out, limits)
+    row = run_row(run, scored, limits)
     (out / "run.json").write_text(json.dumps(row, indent=1))
     print(json.dumps(row), flush=True)
     if run.error:

@@ -183,8 +183,6 @@ class CollisionTrack(GliderTrack):
         """(x_a, x_b, v_a, v_b): each cart's centre along the track and its velocity."""
         self.timings = [Timing(0, 0.0)]
         """Every arming's timing, the current last (the timer is armed at the start)."""
-        self.events: list[Event] = []
-        """Every collision, buffer stop and gate edge, in time order."""
         self.clock = 0.0
         self.air = True
         """Whether the track's air is on (off, the carts rest on the rail)."""
@@ -308,7 +306,6 @@ class CollisionTrack(GliderTrack):
 
     def _record(self, events: Sequence[Event]) -> None:
         for event in events:
-            self.events.append(event)
             self.timing.event(event)
 
     # --- published layout ---
