@@ -160,8 +160,11 @@ def test_a_request_aimed_elsewhere_is_refused(tmp_path: Path) -> None:
         elsewhere = f"@127.0.0.1:{other.server_address[1]}/v1/echo"
         with socket.socket(socket.AF_UNIX) as client:
             client.connect(str(relay.socket_path))
-            client.sendall(f"POST {elsewhere} HTTP/1.1\r\nHost: relay\r\nContent-Length: 0\r\n\r\n".encode())
-            answer = client.recv(65536).decode()
+            request = (
+                f"POST {elsewhere} HTTP/1.1\r\nHost: relay\r\nConnection: close\r\nContent-Length: 0\r\n\r\n"
+            )
+            client.sendall(request.encode())
+            answer = b"".join(iter(lambda: client.recv(65536), b"")).decode()  # all of it, to the close
         assert answer.startswith("HTTP/1.1 400") and "is not a path on the model API" in answer
         assert other.seen == [] and api.seen == []  # type: ignore[attr-defined]
         assert relay.problem() == ""
